@@ -1,0 +1,26 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/**
+ * Two projects: `node` runs every test under test/ except test/worker/ in Node 22; `workerd` runs
+ * test/worker/ inside the Workers runtime (test/worker/vitest.config.ts).
+ */
+export default defineConfig({
+  test: {
+    root,
+    projects: [
+      {
+        test: {
+          name: "node",
+          root,
+          include: ["test/**/*.test.ts"],
+          exclude: ["test/worker/**", "**/node_modules/**"],
+          environment: "node",
+        },
+      },
+      "test/worker/vitest.config.ts",
+    ],
+  },
+});

@@ -1,0 +1,17 @@
+import { fileURLToPath } from "node:url";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+/** Tests under test/worker/ run inside workerd, with the Worker from wrangler.toml as `main`. */
+export default defineConfig({
+  plugins: [
+    cloudflareTest({
+      wrangler: { configPath: fileURLToPath(new URL("../../wrangler.toml", import.meta.url)) },
+    }),
+  ],
+  test: {
+    name: "workerd",
+    root: fileURLToPath(new URL("../..", import.meta.url)),
+    include: ["test/worker/**/*.test.ts"],
+  },
+});
