@@ -1,1 +1,82 @@
+/**
+ * modelwire: one message shape for Anthropic, OpenAI (Chat Completions and Responses), Amazon Bedrock and
+ * OpenAI-compatible servers, on nothing but `fetch` and Web Streams.
+ *
+ * The library entry. It never imports the Worker (`src/worker/`), Node APIs or Cloudflare APIs.
+ *
+ * @module
+ */
+
+/** The package version. */
 export const VERSION = "0.1.0";
+
+export {
+  type CallOptions,
+  CallOptionsSchema,
+  parseCallOptions,
+  type Thinking,
+  ThinkingSchema,
+  type ToolChoice,
+  ToolChoiceSchema,
+} from "./core/call-options.ts";
+export {
+  collectStream,
+  parseToolArguments,
+  StreamAccumulator,
+  type StreamSource,
+} from "./core/collect-stream.ts";
+export {
+  type Message,
+  type MessageInput,
+  MessageSchema,
+  type Native,
+  NativeSchema,
+  normalizeMessage,
+  normalizeMessages,
+  parseMessages,
+  type Role,
+  RoleSchema,
+  type ToolCall,
+  type ToolCallInput,
+  ToolCallSchema,
+  type ToolResult,
+  type ToolResultInput,
+  ToolResultSchema,
+} from "./core/message.ts";
+export type { Provider } from "./core/provider.ts";
+export {
+  errorKindFromStatus,
+  isRetryableKind,
+  MAX_UPSTREAM_BODY,
+  PROVIDER_ERROR_KINDS,
+  ProviderError,
+  type ProviderErrorInit,
+  type ProviderErrorJSON,
+  type ProviderErrorKind,
+  redactSecrets,
+} from "./core/provider-error.ts";
+export {
+  type Response,
+  ResponseSchema,
+  type ServedBy,
+  ServedBySchema,
+  type StopReason,
+  StopReasonSchema,
+} from "./core/response.ts";
+export {
+  type DoneEvent,
+  isContentEvent,
+  type ReasoningDeltaEvent,
+  type StreamEvent,
+  type StreamEventType,
+  type TextDeltaEvent,
+  type ToolCallDeltaEvent,
+  type ToolCallEndEvent,
+  type ToolCallStartEvent,
+  type UsageEvent,
+} from "./core/stream-event.ts";
+export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./core/tool-spec.ts";
+export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
+export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";
+export { DEFAULT_SSE_MAX_BUFFER, type ReadSseOptions, readSse, type SseEvent } from "./wire/sse.ts";
+export { WireError, type WireErrorCode } from "./wire/wire-error.ts";

@@ -10,6 +10,8 @@ import { VERSION } from "../index.ts";
 export function createApp(): Hono {
   const app = new Hono();
   app.get("/health", (c) => c.json({ ok: true, name: "modelwire", version: VERSION }));
-  app.notFound((c) => c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404));
+  app.notFound((c) =>
+    c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404),
+  );
   return app;
 }

@@ -1,0 +1,54 @@
+/**
+ * Per-call options shared by every provider. Providers ignore what their API cannot express and say so in
+ * `Response.warnings`; they never fail a call over an option they can safely drop.
+ *
+ * @module
+ */
+import * as z from "zod/mini";
+import { validate } from "./validation-error.ts";
+
+/**
+ * Thinking / reasoning:
+ * - `"off"`: no thinking;
+ * - `"adaptive"`: the model decides whether and how much to think;
+ * - `{ budgetTokens }`: a fixed thinking budget (models that only think adaptively get adaptive, with a warning);
+ * - `{ effort }`: an effort level (OpenAI `reasoning_effort`, Anthropic effort).
+ */
+export const ThinkingSchema = z.union([
+  z.enum(["off", "adaptive"]),
+  z.object({ budgetTokens: z.number().check(z.int(), z.positive()) }),
+  z.object({ effort: z.enum(["minimal", "low", "medium", "high", "max"]) }),
+]);
+export type Thinking = z.output<typeof ThinkingSchema>;
+
+/**
+ * Which tools the model may or must call: `auto` (its choice), `any` (at least one, any of them), `none`,
+ * or `{ name }` (exactly that one).
+ */
+export const ToolChoiceSchema = z.union([z.enum(["auto", "any", "none"]), z.object({ name: z.string() })]);
+export type ToolChoice = z.output<typeof ToolChoiceSchema>;
+
+/** The serialisable part of {@link CallOptions} (everything but `signal`), for HTTP bodies and config. */
+export const CallOptionsSchema = z.strictObject({
+  maxTokens: z.optional(z.number().check(z.int(), z.positive())),
+  temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
+  topP: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
+  stopSequences: z.optional(z.array(z.string())),
+  thinking: z.optional(ThinkingSchema),
+  toolChoice: z.optional(ToolChoiceSchema),
+  /** Identifies the conversation, for session affinity and prompt-cache routing. */
+  sessionId: z.optional(z.string()),
+  /** Free-form tags passed to providers that accept them and to telemetry. */
+  metadata: z.optional(z.record(z.string(), z.string())),
+});
+
+/** Options of one `complete()` or `stream()` call. */
+export type CallOptions = z.output<typeof CallOptionsSchema> & {
+  /** Aborts the call: the request, the body and any wait. An abort is never retried or fallen through. */
+  signal?: AbortSignal;
+};
+
+/** Validates untrusted call options; throws a `ValidationError` naming the bad field (`options.maxTokens: …`). */
+export function parseCallOptions(value: unknown, root = "options"): CallOptions {
+  return validate(CallOptionsSchema, value ?? {}, root);
+}

@@ -1,0 +1,111 @@
+/**
+ * The neutral conversation: messages, tool calls and tool results, and the provider-scoped `native`
+ * passthrough that carries what the neutral fields cannot (signed thinking, reasoning items).
+ *
+ * Zod schemas (zod/mini, tree-shakable) are the source of truth for anything that crosses a trust
+ * boundary; the TypeScript types are inferred from them. `*Input` types are what callers may write
+ * (fields with defaults may be omitted); the plain types are what the library hands back.
+ *
+ * @module
+ */
+import * as z from "zod/mini";
+import { validate } from "./validation-error.ts";
+
+/** A tool call the model asked for. `id` ties it to its {@link ToolResult}. */
+export const ToolCallSchema = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  /** The parsed arguments. Always an object: malformed or non-object model output degrades to `{}`. */
+  arguments: z._default(z.record(z.string(), z.unknown()), () => ({})),
+  /**
+   * The arguments exactly as the model produced them, when the protocol delivers text (OpenAI's
+   * `function.arguments`, streamed tool input). Kept so a truncated or malformed call can be replayed
+   * as it was, and so nothing is lost when parsing fails.
+   */
+  argumentsText: z.optional(z.string()),
+});
+
+/** The result of running a tool, sent back to the model. A failed tool is a result with `isError`. */
+export const ToolResultSchema = z.strictObject({
+  callId: z.string(),
+  content: z._default(z.string(), ""),
+  isError: z._default(z.boolean(), false),
+  /** The tool's name, for protocols that want it beside the call id. */
+  name: z.optional(z.string()),
+});
+
+/**
+ * A provider's own content items for one assistant turn, verbatim and in emission order (Anthropic
+ * thinking / redacted_thinking / text / tool_use blocks; Responses reasoning / message / function_call
+ * items). An adapter replays `blocks` only when `protocol`, `origin` and `model` all match its target;
+ * otherwise it rebuilds the turn from the neutral fields and drops the reasoning — never demotes it to text.
+ */
+export const NativeSchema = z.strictObject({
+  /** Wire protocol that produced the blocks, e.g. `"anthropic-messages"`, `"openai-responses"`. */
+  protocol: z.string(),
+  /** Endpoint kind that produced them, e.g. `"anthropic"` (first-party API) or `"bedrock"`. */
+  origin: z.string(),
+  /** The model that produced them: reasoning is bound to it. */
+  model: z.string(),
+  blocks: z.array(z.unknown()),
+});
+
+/** Who said a message. Tool results travel in `tool` messages (or in `user` messages' `toolResults`). */
+export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
+
+/** One message of the neutral conversation. */
+export const MessageSchema = z.strictObject({
+  role: RoleSchema,
+  content: z._default(z.string(), ""),
+  toolCalls: z._default(z.array(ToolCallSchema), () => []),
+  toolResults: z._default(z.array(ToolResultSchema), () => []),
+  /** Set when the harness invented this message (a compaction summary, say), not a model or a user. */
+  synthetic: z._default(z.boolean(), false),
+  native: z.optional(NativeSchema),
+});
+
+export type Role = z.output<typeof RoleSchema>;
+export type ToolCall = z.output<typeof ToolCallSchema>;
+export type ToolCallInput = z.input<typeof ToolCallSchema>;
+export type ToolResult = z.output<typeof ToolResultSchema>;
+export type ToolResultInput = z.input<typeof ToolResultSchema>;
+export type Native = z.output<typeof NativeSchema>;
+export type Message = z.output<typeof MessageSchema>;
+/** A message as callers may write it: `{ role: "user", content: "hi" }` is complete. */
+export type MessageInput = z.input<typeof MessageSchema>;
+
+/**
+ * Validates untrusted messages (an HTTP body, a stored history) and fills defaults. Throws a
+ * `ValidationError` naming each bad field, e.g. `messages[2].toolCalls[0].id: Invalid input`.
+ */
+export function parseMessages(value: unknown, root = "messages"): Message[] {
+  return validate(z.array(MessageSchema), value, root);
+}
+
+/**
+ * Fills the defaults of typed messages without validating them (the compiler already did). Never throws:
+ * use {@link parseMessages} for values that come from outside the program.
+ */
+export function normalizeMessages(messages: readonly MessageInput[]): Message[] {
+  return messages.map(normalizeMessage);
+}
+
+/** {@link normalizeMessages} for one message. */
+export function normalizeMessage(message: MessageInput): Message {
+  const normalized: Message = {
+    role: message.role,
+    content: message.content ?? "",
+    toolCalls: (message.toolCalls ?? []).map((call) => ({
+      ...call,
+      arguments: call.arguments ?? {},
+    })),
+    toolResults: (message.toolResults ?? []).map((result) => ({
+      ...result,
+      content: result.content ?? "",
+      isError: result.isError ?? false,
+    })),
+    synthetic: message.synthetic ?? false,
+  };
+  if (message.native) normalized.native = message.native;
+  return normalized;
+}

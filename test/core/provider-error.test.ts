@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import {
+  errorKindFromStatus,
+  isRetryableKind,
+  MAX_UPSTREAM_BODY,
+  PROVIDER_ERROR_KINDS,
+  ProviderError,
+  redactSecrets,
+} from "../../src/index.ts";
+
+describe("ProviderError", () => {
+  it("maps HTTP statuses to kinds", () => {
+    const table: Record<number, string> = {
+      400: "bad_request",
+      401: "auth",
+      403: "auth",
+      404: "not_found",
+      408: "timeout",
+      409: "server",
+      413: "bad_request",
+      422: "bad_request",
+      429: "rate_limit",
+      500: "server",
+      502: "server",
+      503: "overloaded",
+      504: "timeout",
+      529: "overloaded",
+    };
+    for (const [status, kind] of Object.entries(table))
+      expect([status, errorKindFromStatus(Number(status))]).toEqual([status, kind]);
+  });
+
+  it("defaults retryable by kind, and lets the provider override it", () => {
+    const retryable = PROVIDER_ERROR_KINDS.filter(isRetryableKind);
+    expect(retryable.sort()).toEqual([
+      "network",
+      "overloaded",
+      "rate_limit",
+      "server",
+      "timeout",
+      "truncated",
+    ]);
+    const quota = new ProviderError({
+      kind: "rate_limit",
+      message: "quota",
+      provider: "openai",
+      model: "m",
+      retryable: false,
+    });
+    expect(quota.retryable).toBe(false);
+    expect(new ProviderError({ kind: "aborted", message: "x", provider: "p", model: "m" }).retryable).toBe(
+      false,
+    );
+  });
+
+  it("round-trips through toJSON / fromJSON and JSON text", () => {
+    const error = new ProviderError({
+      kind: "rate_limit",
+      message: "Too many requests",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      status: 429,
+      retryAfterMs: 1500,
+      code: "rate_limit_error",
+      requestId: "req_1",
+      upstreamBody: '{"type":"error"}',
+    });
+    const copy = ProviderError.fromJSON(JSON.parse(JSON.stringify(error)));
+    expect(copy).toBeInstanceOf(ProviderError);
+    expect(copy.toJSON()).toEqual(error.toJSON());
+    expect(copy.message).toBe("Too many requests");
+    expect(ProviderError.is(copy)).toBe(true);
+    // Realm-proof: a plain object carrying the name counts too (errors from another copy of the package).
+    expect(ProviderError.is({ name: "ProviderError" })).toBe(true);
+    expect(ProviderError.is(new Error("x"))).toBe(false);
+  });
+
+  it("never keeps credentials in the message, the upstream body or the JSON", () => {
+    const key = "my-very-secret-key-123";
+    const error = new ProviderError({
+      kind: "auth",
+      message: `invalid x-api-key ${key}`,
+      provider: "anthropic",
+      model: "m",
+      upstreamBody: `{"echo":{"authorization":"Bearer abcdefghijklmnop","key":"sk-ant-api03-abcdefghijklmnopqrstuv","other":"${key}","aws":"AKIAIOSFODNN7EXAMPLE"}}`,
+      secrets: [key],
+    });
+    const text = JSON.stringify(error) + error.message + String(error.upstreamBody);
+    expect(text).not.toContain(key);
+    expect(text).not.toContain("abcdefghijklmnop");
+    expect(text).not.toContain("sk-ant-api03-abcdefghijklmnopqrstuv");
+    expect(text).not.toContain("AKIAIOSFODNN7EXAMPLE");
+    expect(text).toContain("[redacted]");
+    expect(Object.keys(error.toJSON())).not.toContain("secrets");
+  });
+
+  it("redactSecrets leaves ordinary text alone", () => {
+    const text = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
+    expect(redactSecrets(text)).toBe(text);
+  });
+
+  it("truncates a huge upstream body", () => {
+    const error = new ProviderError({
+      kind: "server",
+      message: "x",
+      provider: "p",
+      model: "m",
+      upstreamBody: "a".repeat(100_000),
+    });
+    expect(error.upstreamBody!.length).toBeLessThan(MAX_UPSTREAM_BODY + 100);
+    expect(error.upstreamBody).toContain("more characters");
+  });
+
+  it("with() copies an error with changed fields and keeps the cause", () => {
+    const cause = new TypeError("fetch failed");
+    const error = new ProviderError({ kind: "network", message: "x", provider: "p", model: "m", cause });
+    const partial = error.with({ partialOutput: true });
+    expect(partial.partialOutput).toBe(true);
+    expect(partial.kind).toBe("network");
+    expect(partial.cause).toBe(cause);
+    expect(error.partialOutput).toBe(false);
+  });
+});
