@@ -22,7 +22,7 @@ export interface ReadSseOptions {
   /**
    * Most characters held while waiting for a line or an event to end. A server that never sends a
    * newline or a blank line fails with a `WireError` (`code: "buffer_overflow"`) instead of growing memory
-   * without bound. Default 16 MiB of text: far above any real event (signatures and tool inputs are
+   * without bound; the events completed before the overflow are yielded first. Default 16 MiB of text: far above any real event (signatures and tool inputs are
    * kilobytes), far below what hurts a Worker.
    */
   maxBufferSize?: number;
@@ -78,7 +78,9 @@ export async function* readSse(
       }
     },
   });
-  const decoder = new TextDecoder();
+  // `ignoreBOM`: the parser drops exactly one leading BOM (the SSE rule); a decoder that also dropped one
+  // would eat a second U+FEFF that belongs to the first line.
+  const decoder = new TextDecoder("utf-8", { ignoreBOM: true });
   const reader = body.getReader();
   let finished = false;
   try {
@@ -86,19 +88,20 @@ export async function* readSse(
       const { done, value } = await reader.read();
       if (done) break;
       parser.feed(decoder.decode(value, { stream: true }));
-      if (failure) throw failure;
       if (queue.length > 0) {
         // Swap rather than copy: the consumer may take its time, and new events go to a fresh array.
         const ready = queue;
         queue = [];
         for (const event of ready) yield event;
       }
+      // After the events completed before the overflow, so the outcome does not depend on chunking.
+      if (failure) throw failure;
     }
     finished = true;
     // Flush a partial UTF-8 sequence, then end the last line and the last event.
     parser.feed(`${decoder.decode()}\n\n`);
-    if (failure) throw failure;
     for (const event of queue) yield event;
+    if (failure) throw failure;
   } finally {
     if (finished) {
       reader.releaseLock();

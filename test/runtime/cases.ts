@@ -1,0 +1,814 @@
+/**
+ * Core cases shared by every runtime: Node (vitest `node` project), workerd (vitest `workerd` project),
+ * Deno and Bun (test/runtime/run.ts). They import only the public entry points and ./assert.ts — no test
+ * framework, no Node API — so a case that passes in one runtime and fails in another is a portability bug
+ * in the library, not in the harness.
+ *
+ * @module
+ */
+import {
+  addUsage,
+  collectStream,
+  errorKindFromStatus,
+  formatPath,
+  isContentEvent,
+  isRetryableKind,
+  MAX_UPSTREAM_BODY,
+  type MessageInput,
+  normalizeMessages,
+  normalizeToolSpecs,
+  PROVIDER_ERROR_KINDS,
+  ProviderError,
+  type ProviderErrorKind,
+  parseCallOptions,
+  parseMessages,
+  parseToolArguments,
+  type Response,
+  readSse,
+  type SseEvent,
+  StreamAccumulator,
+  type StreamEvent,
+  totalInputTokens,
+  Usage,
+  ValidationError,
+  WireError,
+} from "../../src/index.ts";
+import { FakeProvider, type FakeReply, FakeScriptExhaustedError } from "../../src/testing.ts";
+import { equal, ok, rejects, throws } from "./assert.ts";
+
+/** One shared case. */
+export interface RuntimeCase {
+  name: string;
+  run: () => void | Promise<void>;
+}
+
+const encoder = new TextEncoder();
+
+/** A pull-based body delivering exactly `chunks`, one per read, recording cancellation (like a fetch body). */
+function chunkedBody(chunks: readonly Uint8Array[]): {
+  body: ReadableStream<Uint8Array>;
+  state: { pulls: number; cancelled: boolean; cancelReason: unknown };
+} {
+  const state = { pulls: 0, cancelled: false, cancelReason: undefined as unknown };
+  let next = 0;
+  const body = new ReadableStream<Uint8Array>(
+    {
+      pull(controller) {
+        state.pulls++;
+        const chunk = chunks[next++];
+        if (chunk === undefined) controller.close();
+        else controller.enqueue(chunk.slice());
+      },
+      cancel(reason) {
+        state.cancelled = true;
+        state.cancelReason = reason;
+      },
+    },
+    { highWaterMark: 0 },
+  );
+  return { body, state };
+}
+
+/** `bytes` cut at the given offsets. */
+function cut(bytes: Uint8Array, offsets: readonly number[]): Uint8Array[] {
+  const pieces: Uint8Array[] = [];
+  let start = 0;
+  for (const offset of offsets) {
+    pieces.push(bytes.slice(start, offset));
+    start = offset;
+  }
+  pieces.push(bytes.slice(start));
+  return pieces;
+}
+
+async function collectSse(body: ReadableStream<Uint8Array>): Promise<SseEvent[]> {
+  const events: SseEvent[] = [];
+  for await (const event of readSse(body)) events.push(event);
+  return events;
+}
+
+/** Iterates `events` to the end or to its error; returns what arrived and what was thrown. */
+async function drain(events: AsyncIterable<StreamEvent>): Promise<{ seen: StreamEvent[]; error: unknown }> {
+  const seen: StreamEvent[] = [];
+  try {
+    for await (const event of events) seen.push(event);
+  } catch (error) {
+    return { seen, error };
+  }
+  return { seen, error: undefined };
+}
+
+function providerError(
+  kind: ProviderErrorKind,
+  extra: Partial<ConstructorParameters<typeof ProviderError>[0]> = {},
+) {
+  return new ProviderError({ kind, message: `${kind} happened`, provider: "p", model: "m", ...extra });
+}
+
+export const cases: RuntimeCase[] = [
+  {
+    name: "normalizeMessages fills every default and keeps native",
+    run() {
+      const native = { protocol: "anthropic-messages", origin: "anthropic", model: "m", blocks: [{ x: 1 }] };
+      const input: MessageInput[] = [
+        { role: "system", content: "be brief" },
+        { role: "user" },
+        { role: "assistant", toolCalls: [{ id: "c1", name: "weather" }], native },
+        { role: "tool", toolResults: [{ callId: "c1" }] },
+      ];
+      const snapshot = JSON.stringify(input);
+      equal(normalizeMessages(input), [
+        { role: "system", content: "be brief", toolCalls: [], toolResults: [], synthetic: false },
+        { role: "user", content: "", toolCalls: [], toolResults: [], synthetic: false },
+        {
+          role: "assistant",
+          content: "",
+          toolCalls: [{ id: "c1", name: "weather", arguments: {} }],
+          toolResults: [],
+          synthetic: false,
+          native,
+        },
+        {
+          role: "tool",
+          content: "",
+          toolCalls: [],
+          toolResults: [{ callId: "c1", content: "", isError: false }],
+          synthetic: false,
+        },
+      ]);
+      equal(JSON.stringify(input), snapshot, "input must not be mutated");
+    },
+  },
+  {
+    name: "parseMessages validates, fills defaults and agrees with normalizeMessages",
+    run() {
+      const raw: unknown = JSON.parse(
+        '[{"role":"user","content":"hi"},{"role":"assistant","toolCalls":[{"id":"c1","name":"f","arguments":{"a":1}}]}]',
+      );
+      const parsed = parseMessages(raw);
+      equal(parsed, normalizeMessages(raw as MessageInput[]));
+      equal(parsed[1]?.toolCalls, [{ id: "c1", name: "f", arguments: { a: 1 } }]);
+      equal(parsed[0]?.synthetic, false);
+    },
+  },
+  {
+    name: "parseMessages names the bad field's path in a ValidationError",
+    run() {
+      const roleError = throws(
+        () => parseMessages([{ role: "robot", content: "x" }]),
+        ValidationError,
+      ) as ValidationError;
+      ok(roleError.message.startsWith("messages[0].role: "), roleError.message);
+      equal(roleError.issues[0]?.path, "messages[0].role");
+      ok(ValidationError.is(roleError));
+
+      const nested = throws(() =>
+        parseMessages(
+          [{ role: "user" }, { role: "assistant", toolCalls: [{ id: 7, name: "f" }] }],
+          "history",
+        ),
+      ) as ValidationError;
+      ok(nested instanceof ValidationError);
+      equal(nested.issues[0]?.path, "history[1].toolCalls[0].id");
+
+      const several = throws(() => parseMessages([{ role: "nobody", content: 5 }])) as ValidationError;
+      equal(several.issues.map((issue) => issue.path).sort(), ["messages[0].content", "messages[0].role"]);
+      ok(several.message.includes("(and 1 more)"), several.message);
+
+      throws(
+        () => parseMessages({ role: "user" }),
+        (error: ValidationError) => ValidationError.is(error),
+      );
+      equal(formatPath(["messages", 2, "toolCalls", 0, "id"]), "messages[2].toolCalls[0].id");
+    },
+  },
+  {
+    name: "parseCallOptions names options.<field> and rejects unknown keys",
+    run() {
+      equal(parseCallOptions(undefined), {});
+      equal(parseCallOptions({ maxTokens: 10, thinking: { effort: "low" } }), {
+        maxTokens: 10,
+        thinking: { effort: "low" },
+      });
+      const bad = throws(() => parseCallOptions({ maxTokens: 1.5 }), ValidationError) as ValidationError;
+      ok(bad.message.startsWith("options.maxTokens: "), bad.message);
+      throws(() => parseCallOptions({ maxTokenz: 10 }), ValidationError);
+    },
+  },
+  {
+    name: "addUsage keeps undefined (not reported) distinct from 0",
+    run() {
+      const total = addUsage(
+        { inputTokens: 0 },
+        undefined,
+        { outputTokens: 3 },
+        { outputTokens: 4, inputTokens: 2 },
+      );
+      equal(total, { inputTokens: 2, outputTokens: 7 });
+      ok(!("cachedInputTokens" in total), "an unreported field must stay absent");
+
+      const zero = addUsage({ cachedInputTokens: 0 });
+      equal(zero, { cachedInputTokens: 0 });
+      ok(!Usage.isEmpty(zero), "a reported zero is not empty");
+      equal(addUsage(), {});
+      equal(addUsage(undefined, {}), {});
+      ok(Usage.isEmpty(addUsage({}, {})));
+
+      equal(totalInputTokens({}), undefined);
+      equal(totalInputTokens({ cacheWriteTokens: 0 }), 0);
+      equal(
+        Usage.totalInput({ inputTokens: 5, cachedInputTokens: 10, cacheWriteTokens: 1, outputTokens: 99 }),
+        16,
+      );
+      equal(Usage.add({ reasoningTokens: 1 }, { reasoningTokens: 2 }), { reasoningTokens: 3 });
+    },
+  },
+  {
+    name: "ProviderError toJSON/fromJSON round trip through JSON text",
+    async run() {
+      const original = new ProviderError({
+        kind: "rate_limit",
+        message: "slow down",
+        provider: "anthropic",
+        model: "claude",
+        status: 429,
+        retryable: false,
+        retryAfterMs: 1500,
+        code: "rate_limit_error",
+        requestId: "req_1",
+        upstreamBody: '{"error":"slow down"}',
+        partialOutput: true,
+        cause: new Error("inner"),
+      });
+      const json = original.toJSON();
+      equal(json, {
+        name: "ProviderError",
+        kind: "rate_limit",
+        message: "slow down",
+        provider: "anthropic",
+        model: "claude",
+        status: 429,
+        retryable: false,
+        retryAfterMs: 1500,
+        code: "rate_limit_error",
+        requestId: "req_1",
+        upstreamBody: '{"error":"slow down"}',
+        partialOutput: true,
+      });
+      const revived = ProviderError.fromJSON(JSON.parse(JSON.stringify(original)));
+      ok(revived instanceof ProviderError);
+      ok(revived instanceof Error);
+      equal(revived.name, "ProviderError");
+      equal(revived.toJSON(), json);
+      ok(ProviderError.is({ name: "ProviderError" }), "is() must work across realms, by name");
+      ok(!ProviderError.is(new Error("x")));
+
+      const sparse = providerError("network");
+      equal(ProviderError.fromJSON(JSON.parse(JSON.stringify(sparse))).toJSON(), sparse.toJSON());
+
+      const marked = original.with({ partialOutput: false, message: "changed" });
+      equal(marked.partialOutput, false);
+      equal(marked.message, "changed");
+      equal(marked.retryAfterMs, 1500);
+      equal((marked.cause as Error).message, "inner");
+      await rejects(Promise.reject(original), (error: ProviderError) => error.kind === "rate_limit");
+    },
+  },
+  {
+    name: "ProviderError retryable defaults per kind, overridable",
+    run() {
+      const retryable = new Set(["rate_limit", "overloaded", "server", "timeout", "network", "truncated"]);
+      equal(PROVIDER_ERROR_KINDS.length, 12);
+      for (const kind of PROVIDER_ERROR_KINDS) {
+        equal(providerError(kind).retryable, retryable.has(kind), `retryable default of ${kind}`);
+        equal(isRetryableKind(kind), retryable.has(kind), `isRetryableKind(${kind})`);
+      }
+      equal(providerError("rate_limit", { retryable: false }).retryable, false);
+      equal(providerError("auth", { retryable: true }).retryable, true);
+      equal(providerError("server").partialOutput, false);
+      const statuses: Record<number, ProviderErrorKind> = {
+        400: "bad_request",
+        401: "auth",
+        403: "auth",
+        404: "not_found",
+        408: "timeout",
+        409: "server",
+        413: "bad_request",
+        422: "bad_request",
+        429: "rate_limit",
+        500: "server",
+        503: "overloaded",
+        504: "timeout",
+        529: "overloaded",
+      };
+      for (const [status, kind] of Object.entries(statuses))
+        equal(errorKindFromStatus(Number(status)), kind, status);
+    },
+  },
+  {
+    name: "ProviderError redacts credentials from message, upstreamBody and JSON",
+    run() {
+      const apiKey = "custom-secret-7f3a9c";
+      const openaiKey = "sk-proj-ABCDEFGHijklmnop1234567890";
+      const error = new ProviderError({
+        kind: "auth",
+        message: `bad key ${apiKey} (also tried ${openaiKey})`,
+        provider: "openai",
+        model: "gpt",
+        status: 401,
+        upstreamBody: `{"error":"invalid key ${openaiKey}","echo":"${apiKey}","auth":"Bearer abcdefghijklmnop"}`,
+        secrets: [apiKey, undefined],
+      });
+      const surfaces = [
+        error.message,
+        error.upstreamBody ?? "",
+        JSON.stringify(error),
+        JSON.stringify(error.toJSON()),
+      ];
+      for (const text of surfaces) {
+        ok(!text.includes(apiKey), `secret leaked: ${text}`);
+        ok(!text.includes(openaiKey), `sk- key leaked: ${text}`);
+        ok(!text.includes("sk-proj"), `sk- key prefix leaked: ${text}`);
+        ok(!text.includes("abcdefghijklmnop"), `bearer token leaked: ${text}`);
+        ok(text.includes("[redacted]"), `expected a [redacted] marker in ${text}`);
+      }
+      ok(!("secrets" in error.toJSON()), "secrets must not be stored");
+      equal(error.message, "bad key [redacted] (also tried [redacted])");
+
+      const long = providerError("server", { upstreamBody: "x".repeat(MAX_UPSTREAM_BODY + 10) });
+      ok(long.upstreamBody!.startsWith("x".repeat(MAX_UPSTREAM_BODY)));
+      ok(long.upstreamBody!.endsWith("[10 more characters]"), long.upstreamBody!.slice(-40));
+    },
+  },
+  {
+    name: "FakeProvider answers in script order and records normalised calls",
+    async run() {
+      const fake = new FakeProvider({
+        script: [
+          { toolCalls: [{ id: "call_1", name: "weather", arguments: { city: "Oslo" } }] },
+          { text: "It is sunny.", usage: { inputTokens: 3, outputTokens: 0 } },
+        ],
+      });
+      equal(fake.remaining, 2);
+      const history: MessageInput[] = [{ role: "user", content: "Weather in Oslo?" }];
+      const tools = [
+        { name: "weather", parameters: { type: "object", properties: { city: { type: "string" } } } },
+      ];
+      const first = await fake.complete(history, tools, { maxTokens: 50 });
+      equal(first.stopReason, "tool-calls");
+      equal(first.message.toolCalls, [{ id: "call_1", name: "weather", arguments: { city: "Oslo" } }]);
+      history.push(first.message, { role: "tool", toolResults: [{ callId: "call_1", content: "sunny" }] });
+      const second = await fake.complete(history);
+      equal(second, {
+        message: {
+          role: "assistant",
+          content: "It is sunny.",
+          toolCalls: [],
+          toolResults: [],
+          synthetic: false,
+        },
+        usage: { inputTokens: 3, outputTokens: 0 },
+        stopReason: "stop",
+        model: "fake-model",
+        provider: "fake",
+      });
+      equal(fake.remaining, 0);
+      equal(
+        fake.calls.map((call) => [call.method, call.messages.length, call.tools.length]),
+        [
+          ["complete", 1, 1],
+          ["complete", 3, 0],
+        ],
+      );
+      equal(fake.calls[0]?.options, { maxTokens: 50 });
+      equal(fake.calls[0]?.messages, [
+        { role: "user", content: "Weather in Oslo?", toolCalls: [], toolResults: [], synthetic: false },
+      ]);
+      equal(fake.calls[1]?.messages[2]?.toolResults, [
+        { callId: "call_1", content: "sunny", isError: false },
+      ]);
+      // Recorded copies: mutating the history afterwards does not rewrite what was sent.
+      (history[0] as { content: string }).content = "changed";
+      equal(fake.calls[0]?.messages[0]?.content, "Weather in Oslo?");
+    },
+  },
+  {
+    name: "FakeProvider: exhausted script, scripted failure, computed step, abort",
+    async run() {
+      const failure = providerError("overloaded");
+      const fake = new FakeProvider({
+        script: [{ error: failure }, (call) => ({ text: `echo: ${call.messages.at(-1)?.content}` })],
+        name: "scripted",
+        model: "m1",
+      });
+      const thrown = await rejects(fake.complete([{ role: "user", content: "a" }]));
+      ok(thrown === failure, "the scripted error instance is thrown as is");
+      const echoed = await fake.complete([{ role: "user", content: "ping" }]);
+      equal(echoed.message.content, "echo: ping");
+      equal(echoed.provider, "scripted");
+      equal(echoed.model, "m1");
+
+      const exhausted = (await rejects(
+        fake.complete([{ role: "user", content: "again" }]),
+        FakeScriptExhaustedError,
+      )) as FakeScriptExhaustedError;
+      ok(!ProviderError.is(exhausted), "an exhausted script is a test bug, not a ProviderError");
+      ok(/call #3 \(complete\)/.test(exhausted.message), exhausted.message);
+      ok(/only 2 step\(s\)/.test(exhausted.message), exhausted.message);
+      equal(fake.calls.length, 3);
+
+      await rejects(
+        drain(new FakeProvider().stream([{ role: "user" }])).then(({ error }) => {
+          throw error;
+        }),
+        FakeScriptExhaustedError,
+      );
+
+      const controller = new AbortController();
+      controller.abort(new Error("user pressed stop"));
+      const aborted = (await rejects(
+        new FakeProvider({ script: [{ text: "never" }] }).complete([{ role: "user" }], [], {
+          signal: controller.signal,
+        }),
+        ProviderError,
+      )) as ProviderError;
+      equal(aborted.kind, "aborted");
+      equal(aborted.retryable, false);
+
+      const late = new AbortController();
+      const slow = new FakeProvider({ script: [{ text: "late", delayMs: 5_000 }] });
+      const pending = slow.complete([{ role: "user" }], undefined, { signal: late.signal });
+      setTimeout(() => late.abort(), 5);
+      const started = Date.now();
+      equal(((await rejects(pending, ProviderError)) as ProviderError).kind, "aborted");
+      ok(Date.now() - started < 2_000, "abort must interrupt the scripted delay");
+    },
+  },
+  {
+    name: "FakeProvider stream delivers events before an injected mid-stream error",
+    async run() {
+      const failure = providerError("network", { partialOutput: true });
+      const fake = new FakeProvider({
+        script: [
+          {
+            events: [
+              { type: "text-delta", text: "Hel" },
+              { type: "text-delta", text: "lo" },
+              { type: "text-delta", text: " world" },
+            ],
+            failAt: { at: 2, error: failure },
+          },
+        ],
+      });
+      const { seen, error } = await drain(fake.stream([{ role: "user", content: "hi" }]));
+      equal(seen, [
+        { type: "text-delta", text: "Hel" },
+        { type: "text-delta", text: "lo" },
+      ]);
+      ok(error === failure, `expected the injected error, got ${String(error)}`);
+      equal(fake.calls[0]?.method, "stream");
+
+      // failAt past the last event: every event, then the error instead of `done`.
+      const atEnd = new FakeProvider({
+        script: [{ events: [{ type: "text-delta", text: "x" }], failAt: { at: 1, error: failure } }],
+      });
+      const tail = await drain(atEnd.stream([{ role: "user" }]));
+      equal(tail.seen, [{ type: "text-delta", text: "x" }]);
+      ok(tail.error === failure);
+    },
+  },
+  {
+    name: "FakeProvider stream() done.response deep-equals complete() for the same reply",
+    async run() {
+      const reply: FakeReply = {
+        text: "Grüße 😀 from the fake",
+        reasoning: "thinking…",
+        toolCalls: [
+          { id: "t1", name: "lookup", arguments: { q: "x" } },
+          { id: "t2", name: "broken", arguments: {}, argumentsText: '{"q": ' },
+        ],
+        usage: { inputTokens: 10, outputTokens: 0, cachedInputTokens: 0 },
+        rawStopReason: "tool_use",
+        native: { protocol: "fake", origin: "fake", model: "fake-model", blocks: [{ kind: "sig" }] },
+        chunkSize: 3,
+      };
+      const a = new FakeProvider({ script: [reply] });
+      const b = new FakeProvider({ script: [reply] });
+      const completed = await a.complete([{ role: "user", content: "go" }]);
+      const events: StreamEvent[] = [];
+      for await (const event of b.stream([{ role: "user", content: "go" }])) events.push(event);
+      const done = events.at(-1);
+      ok(done?.type === "done", "the last event must be done");
+      equal(done.response, completed);
+      equal(events.filter((event) => event.type === "done").length, 1, "exactly one done event");
+      const text = events.map((event) => (event.type === "text-delta" ? event.text : "")).join("");
+      equal(text, reply.text);
+      ok(
+        events.filter((event) => event.type === "text-delta").length > 1,
+        "chunkSize must split the text into several deltas",
+      );
+      for (const event of events) {
+        if (event.type === "text-delta")
+          ok(!/[\uD800-\uDBFF]$/.test(event.text), "a delta split a surrogate pair");
+      }
+      equal(
+        events.filter(isContentEvent).map((event) => event.type),
+        [
+          "reasoning-delta",
+          ...events.filter((event) => event.type === "text-delta").map(() => "text-delta"),
+          "tool-call-start",
+          "tool-call-delta",
+          "tool-call-end",
+          "tool-call-start",
+          "tool-call-delta",
+          "tool-call-end",
+        ],
+      );
+      equal(completed.stopReason, "tool-calls");
+      equal(completed.reasoning, "thinking…");
+
+      const c = new FakeProvider({ script: [reply] });
+      const seenByCallback: string[] = [];
+      const collected = await collectStream(c.stream([{ role: "user", content: "go" }]), {
+        onEvent: (event) => seenByCallback.push(event.type),
+      });
+      equal(collected, completed);
+      equal(
+        seenByCallback,
+        events.map((event) => event.type),
+      );
+    },
+  },
+  {
+    name: "collectStream raises ProviderError kind truncated when no done event arrives",
+    async run() {
+      async function* cutShort(): AsyncGenerator<StreamEvent> {
+        yield { type: "text-delta", text: "half a mess" };
+        yield { type: "usage", usage: { outputTokens: 3 } };
+      }
+      const error = (await rejects(
+        collectStream(cutShort(), { source: { provider: "openai", model: "gpt-x" } }),
+        ProviderError,
+      )) as ProviderError;
+      equal(error.kind, "truncated");
+      equal(error.partialOutput, true);
+      equal(error.retryable, true);
+      equal([error.provider, error.model], ["openai", "gpt-x"]);
+
+      async function* nothing(): AsyncGenerator<StreamEvent> {}
+      const empty = (await rejects(collectStream(nothing()), ProviderError)) as ProviderError;
+      equal(empty.kind, "truncated");
+      equal(empty.partialOutput, false);
+      equal([empty.provider, empty.model], ["unknown", "unknown"]);
+
+      // Stops at done: later events are never pulled.
+      let pulledAfterDone = false;
+      const response: Response = {
+        message: { role: "assistant", content: "x", toolCalls: [], toolResults: [], synthetic: false },
+        usage: {},
+        stopReason: "stop",
+        model: "m",
+        provider: "p",
+      };
+      async function* withTail(): AsyncGenerator<StreamEvent> {
+        yield { type: "done", response };
+        pulledAfterDone = true;
+        yield { type: "text-delta", text: "late" };
+      }
+      equal(await collectStream(withTail()), response);
+      equal(pulledAfterDone, false);
+    },
+  },
+  {
+    name: "StreamAccumulator builds a response from deltas, keeping unparsable arguments as text",
+    run() {
+      const accumulator = new StreamAccumulator();
+      const events: StreamEvent[] = [
+        { type: "reasoning-delta", text: "let me " },
+        { type: "reasoning-delta", text: "see" },
+        { type: "text-delta", text: "Calling" },
+        { type: "tool-call-start", index: 0, id: "a", name: "one" },
+        { type: "tool-call-delta", index: 0, id: "a", argumentsDelta: '{"x":' },
+        { type: "tool-call-delta", index: 0, id: "a", argumentsDelta: "1}" },
+        { type: "tool-call-start", index: 1, id: "b", name: "two" },
+        { type: "tool-call-delta", index: 1, id: "b", argumentsDelta: '{"cut": "of' },
+        { type: "usage", usage: { inputTokens: 1 } },
+        { type: "usage", usage: { inputTokens: 1, outputTokens: 9 } },
+      ];
+      for (const event of events) accumulator.add(event);
+      equal(accumulator.toResponse({ model: "m", provider: "p", id: "resp_1" }), {
+        message: {
+          role: "assistant",
+          content: "Calling",
+          toolCalls: [
+            { id: "a", name: "one", arguments: { x: 1 }, argumentsText: '{"x":1}' },
+            { id: "b", name: "two", arguments: {}, argumentsText: '{"cut": "of' },
+          ],
+          toolResults: [],
+          synthetic: false,
+        },
+        usage: { inputTokens: 1, outputTokens: 9 },
+        stopReason: "tool-calls",
+        model: "m",
+        provider: "p",
+        id: "resp_1",
+        reasoning: "let me see",
+      });
+      accumulator.add({
+        type: "tool-call-end",
+        index: 1,
+        toolCall: { id: "b", name: "two", arguments: { y: 2 } },
+      });
+      equal(accumulator.toResponse({ model: "m", provider: "p" }).message.toolCalls[1], {
+        id: "b",
+        name: "two",
+        arguments: { y: 2 },
+      });
+      equal(
+        new StreamAccumulator().toResponse({ model: "m", provider: "p", stopReason: "length" }).stopReason,
+        "length",
+      );
+
+      equal(parseToolArguments('{"a":[1,2]}'), { a: [1, 2] });
+      equal(parseToolArguments("[1,2]"), {});
+      equal(parseToolArguments('"text"'), {});
+      equal(parseToolArguments("null"), {});
+      equal(parseToolArguments("{bad"), {});
+      equal(parseToolArguments("   "), {});
+    },
+  },
+  {
+    name: "readSse: multi-byte UTF-8 split across chunks, CRLF endings, final event without blank line",
+    async run() {
+      const text =
+        "\uFEFF: keep-alive\r\nretry: 2500\r\nevent: greet\r\ndata: h\u00e9llo \u{1F600}\r\nid: 7\r\n\r\n" +
+        "data: line one\r\ndata: line two \u20AC\r\n\r\ndata: tail \u00fc";
+      const bytes = encoder.encode(text);
+      // Cut inside é (2 bytes), inside 😀 (4 bytes, twice), inside € (3 bytes), inside ü, between every \r\n.
+      const offsets = new Set<number>([1, 2]);
+      const multibyte = [0xc3, 0xf0, 0xe2];
+      bytes.forEach((byte, index) => {
+        if (multibyte.includes(byte)) offsets.add(index + 1);
+        if (byte === 0xf0) offsets.add(index + 3);
+        if (byte === 0x0d) offsets.add(index + 1);
+      });
+      const chunks = cut(
+        bytes,
+        [...offsets].sort((x, y) => x - y),
+      );
+      ok(chunks.length > 10, `expected many chunks, got ${chunks.length}`);
+      const comments: string[] = [];
+      const retries: number[] = [];
+      const { body, state } = chunkedBody(chunks);
+      const events: SseEvent[] = [];
+      for await (const event of readSse(body, {
+        onComment: (comment) => comments.push(comment),
+        onRetry: (ms) => retries.push(ms),
+      }))
+        events.push(event);
+      equal(events, [
+        { event: "greet", data: "h\u00e9llo \u{1F600}", id: "7" },
+        // `id` is per event here (undefined when the event sent none), not the SSE "last event ID".
+        { event: undefined, data: "line one\nline two \u20AC", id: undefined },
+        { event: undefined, data: "tail \u00fc", id: undefined },
+      ]);
+      equal(comments, ["keep-alive"]);
+      equal(retries, [2500]);
+      equal(state.cancelled, false);
+    },
+  },
+  {
+    name: "readSse gives the same events one byte at a time and in one chunk",
+    async run() {
+      const text = "event: a\r\ndata: \u00e9\u00e9\u{1F600}\r\n\r\nevent: b\rdata: x\r\rdata: y\n\ndata: z";
+      const bytes = encoder.encode(text);
+      const whole = await collectSse(chunkedBody([bytes]).body);
+      const bytewise = await collectSse(chunkedBody(Array.from(bytes, (byte) => Uint8Array.of(byte))).body);
+      const expected: SseEvent[] = [
+        { event: "a", data: "\u00e9\u00e9\u{1F600}", id: undefined },
+        { event: "b", data: "x", id: undefined },
+        { event: undefined, data: "y", id: undefined },
+        { event: undefined, data: "z", id: undefined },
+      ];
+      equal(whole, expected);
+      equal(bytewise, expected);
+      equal(await collectSse(chunkedBody([]).body), []);
+    },
+  },
+  {
+    name: "readSse yields each event before the body ends and cancels the body when the consumer breaks",
+    async run() {
+      let served = 0;
+      let cancelled = false;
+      const endless = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            served++;
+            controller.enqueue(encoder.encode(`data: ${served}\n\n`));
+          },
+          cancel() {
+            cancelled = true;
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      const received: string[] = [];
+      for await (const event of readSse(endless)) {
+        received.push(event.data);
+        if (received.length === 3) break;
+      }
+      equal(received, ["1", "2", "3"]);
+      equal(cancelled, true, "breaking out of the loop must cancel the body");
+      ok(served <= 4, `read ${served} chunks for 3 events`);
+
+      // An exception in the consumer cancels it too.
+      const { body, state } = chunkedBody([encoder.encode("data: a\n\n"), encoder.encode("data: b\n\n")]);
+      await rejects(async () => {
+        for await (const _event of readSse(body)) throw new Error("consumer failed");
+      }, /consumer failed/);
+      equal(state.cancelled, true);
+
+      // Reading to the end does not cancel, and releases the lock.
+      const finished = chunkedBody([encoder.encode("data: a\n\n")]);
+      equal((await collectSse(finished.body)).length, 1);
+      equal(finished.state.cancelled, false);
+      equal(finished.body.locked, false);
+    },
+  },
+  {
+    name: "readSse fails with WireError buffer_overflow and propagates body errors after earlier events",
+    async run() {
+      const flood = chunkedBody([encoder.encode("data: "), encoder.encode("x".repeat(200))]);
+      const overflow = (await rejects(async () => {
+        for await (const _event of readSse(flood.body, { maxBufferSize: 64 })) {
+          // nothing
+        }
+      }, WireError)) as WireError;
+      equal(overflow.code, "buffer_overflow");
+      ok(WireError.is(overflow));
+      equal(flood.state.cancelled, true, "a failed read loop must cancel the body");
+
+      let step = 0;
+      const broken = new ReadableStream<Uint8Array>({
+        pull(controller) {
+          step++;
+          if (step === 1) controller.enqueue(encoder.encode("data: before\n\n"));
+          else controller.error(new TypeError("connection reset"));
+        },
+      });
+      const seen: string[] = [];
+      await rejects(async () => {
+        for await (const event of readSse(broken)) seen.push(event.data);
+      }, /connection reset/);
+      equal(seen, ["before"]);
+    },
+  },
+  {
+    name: "normalizeToolSpecs accepts plain JSON Schema and names bad tools by path",
+    run() {
+      equal(normalizeToolSpecs(undefined), []);
+      equal(
+        normalizeToolSpecs([
+          {
+            name: "get_weather",
+            description: "Weather for a city",
+            parameters: {
+              $schema: "https://json-schema.org/draft/2020-12/schema",
+              type: "object",
+              properties: { city: { type: "string" } },
+              required: ["city"],
+            },
+            strict: true,
+          },
+          { name: "no-args" },
+        ]),
+        [
+          {
+            name: "get_weather",
+            description: "Weather for a city",
+            parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+            strict: true,
+          },
+          { name: "no-args", parameters: { type: "object", properties: {} } },
+        ],
+      );
+      const badName = throws(
+        () => normalizeToolSpecs([{ name: "has space" }]),
+        ValidationError,
+      ) as ValidationError;
+      ok(badName.message.startsWith("tools[0].name: "), badName.message);
+      equal(badName.issues[0]?.path, "tools[0].name");
+      const duplicate = throws(
+        () => normalizeToolSpecs([{ name: "a" }, { name: "a" }]),
+        ValidationError,
+      ) as ValidationError;
+      equal(duplicate.issues[0]?.path, "tools[1].name");
+      const notObject = throws(
+        () => normalizeToolSpecs([{ name: "ok", parameters: { type: "string" } }]),
+        ValidationError,
+      ) as ValidationError;
+      equal(notObject.issues[0]?.path, "tools[0].parameters.type");
+      throws(() => normalizeToolSpecs([{ name: "x".repeat(65) }]), /tools\[0\]\.name/);
+    },
+  },
+];
