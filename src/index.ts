@@ -11,6 +11,8 @@
 export const VERSION = "0.1.0";
 
 export {
+  type CacheOption,
+  CacheOptionSchema,
   type CallOptions,
   CallOptionsSchema,
   parseCallOptions,
@@ -78,5 +80,13 @@ export {
 export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./core/tool-spec.ts";
 export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
 export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";
+export { type AnthropicSettings, anthropic } from "./providers/anthropic.ts";
+export {
+  type AnthropicModelProfile,
+  type AnthropicThinkingMode,
+  anthropicModelProfile,
+  type ModelPrices,
+} from "./providers/anthropic-model-profiles.ts";
+export { retryAfterMs, type TransportContext, toProviderError } from "./providers/http.ts";
 export { DEFAULT_SSE_MAX_BUFFER, type ReadSseOptions, readSse, type SseEvent } from "./wire/sse.ts";
 export { WireError, type WireErrorCode } from "./wire/wire-error.ts";

@@ -28,6 +28,29 @@ export type Thinking = z.output<typeof ThinkingSchema>;
 export const ToolChoiceSchema = z.union([z.enum(["auto", "any", "none"]), z.object({ name: z.string() })]);
 export type ToolChoice = z.output<typeof ToolChoiceSchema>;
 
+/**
+ * Prompt caching, for providers that take explicit cache marks (Anthropic, Bedrock):
+ * - `"auto"`: marks on the tools, the system prompt and the end of the conversation's stable prefix;
+ * - `"off"`: no marks;
+ * - `{ ttl }`: auto with a TTL (`"5m"` default, `"1h"` costs more to write and lives longer);
+ * - `{ breakpoints }`: marks exactly at `"tools"`, `"system"` or `{ message: i }` (the request's i-th message).
+ */
+export const CacheOptionSchema = z.union([
+  z.enum(["auto", "off"]),
+  z.strictObject({
+    ttl: z.optional(z.enum(["5m", "1h"])),
+    breakpoints: z.optional(
+      z.array(
+        z.union([
+          z.enum(["tools", "system"]),
+          z.strictObject({ message: z.number().check(z.int(), z.nonnegative()) }),
+        ]),
+      ),
+    ),
+  }),
+]);
+export type CacheOption = z.output<typeof CacheOptionSchema>;
+
 /** The serialisable part of {@link CallOptions} (everything but `signal`), for HTTP bodies and config. */
 export const CallOptionsSchema = z.strictObject({
   maxTokens: z.optional(z.number().check(z.int(), z.positive())),
@@ -36,6 +59,7 @@ export const CallOptionsSchema = z.strictObject({
   stopSequences: z.optional(z.array(z.string())),
   thinking: z.optional(ThinkingSchema),
   toolChoice: z.optional(ToolChoiceSchema),
+  cache: z.optional(CacheOptionSchema),
   /** Identifies the conversation, for session affinity and prompt-cache routing. */
   sessionId: z.optional(z.string()),
   /** Free-form tags passed to providers that accept them and to telemetry. */

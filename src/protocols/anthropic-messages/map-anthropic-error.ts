@@ -1,0 +1,60 @@
+import { errorKindFromStatus, type ProviderErrorKind } from "../../core/provider-error.ts";
+import type { AnthropicErrorBody } from "./anthropic-wire.ts";
+
+/** What an Anthropic error means, before transport details (status, headers) are added. */
+export interface AnthropicErrorInfo {
+  kind: ProviderErrorKind;
+  message: string;
+  code: string | undefined;
+  requestId: string | undefined;
+}
+
+/** Messages that mean the prompt is longer than the context window, whatever the status. */
+const CONTEXT_OVERFLOW =
+  /prompt is too long|context window|too many tokens|exceeds? the (?:maximum|context)/i;
+
+/**
+ * An Anthropic error body (HTTP error response or mid-stream `error` event) → kind and message. The
+ * `error.type` decides where it is specific; otherwise the HTTP status does.
+ *
+ * @see https://docs.anthropic.com/en/api/errors
+ */
+export function mapAnthropicError(
+  status: number | undefined,
+  body: AnthropicErrorBody | undefined,
+): AnthropicErrorInfo {
+  const code = body?.error?.type;
+  const message = body?.error?.message ?? (status ? `HTTP ${status}` : "Anthropic stream error");
+  let kind: ProviderErrorKind;
+  switch (code) {
+    case "overloaded_error":
+      kind = "overloaded";
+      break;
+    case "rate_limit_error":
+      kind = "rate_limit";
+      break;
+    case "api_error":
+      kind = "server";
+      break;
+    case "timeout_error":
+      kind = "timeout";
+      break;
+    case "authentication_error":
+    case "permission_error":
+    case "billing_error":
+      kind = "auth";
+      break;
+    case "not_found_error":
+      kind = "not_found";
+      break;
+    case "request_too_large":
+    case "invalid_request_error":
+      kind = "bad_request";
+      break;
+    default:
+      kind = status === undefined ? "server" : errorKindFromStatus(status);
+  }
+  if ((kind === "bad_request" || kind === "server") && CONTEXT_OVERFLOW.test(message))
+    kind = "context_length";
+  return { kind, message, code, requestId: body?.request_id };
+}

@@ -1,0 +1,105 @@
+/**
+ * What each Claude model supports. Behaviour diverges per model, not per vendor: thinking modes, whether
+ * prior turns' thinking stays in context, output limits and prices all move between versions of one family.
+ *
+ * Sources: Anthropic's models overview, extended/adaptive thinking, and pricing pages (facts, as of late
+ * 2026). Prices are US dollars per million tokens.
+ *
+ * @module
+ */
+
+import type {
+  AnthropicModelProfile,
+  AnthropicThinkingMode,
+  ModelPrices,
+} from "../protocols/anthropic-messages/anthropic-model-profile.ts";
+
+export type { AnthropicModelProfile, AnthropicThinkingMode, ModelPrices };
+
+function prices(input: number, output: number): ModelPrices {
+  // Cache reads cost 0.1× input, 5-minute writes 1.25×, 1-hour writes 2×.
+  return { input, output, cacheRead: input * 0.1, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2 };
+}
+
+/** Model families by id prefix (a dated or Bedrock id contains one). */
+const PROFILES: ReadonlyArray<readonly [prefix: string, profile: AnthropicModelProfile]> = [
+  [
+    "claude-opus-4-8",
+    profile("claude-opus-4-8", "adaptive-only", true, true, 128_000, 1_000_000, prices(5, 25)),
+  ],
+  [
+    "claude-opus-4-7",
+    profile("claude-opus-4-7", "adaptive-only", true, true, 128_000, 1_000_000, prices(5, 25)),
+  ],
+  [
+    "claude-opus-4-6",
+    profile("claude-opus-4-6", "adaptive-or-budget", true, true, 128_000, 1_000_000, prices(5, 25)),
+  ],
+  ["claude-opus-4-5", profile("claude-opus-4-5", "budget", true, true, 64_000, 200_000, prices(5, 25))],
+  ["claude-opus-4-1", profile("claude-opus-4-1", "budget", false, false, 32_000, 200_000, prices(15, 75))],
+  ["claude-opus-4", profile("claude-opus-4", "budget", false, false, 32_000, 200_000, prices(15, 75))],
+  [
+    "claude-sonnet-4-6",
+    profile("claude-sonnet-4-6", "adaptive-or-budget", true, true, 64_000, 1_000_000, prices(3, 15)),
+  ],
+  ["claude-sonnet-4-5", profile("claude-sonnet-4-5", "budget", false, false, 64_000, 200_000, prices(3, 15))],
+  ["claude-sonnet-4", profile("claude-sonnet-4", "budget", false, false, 64_000, 200_000, prices(3, 15))],
+  ["claude-haiku-4-5", profile("claude-haiku-4-5", "budget", false, false, 64_000, 200_000, prices(1, 5))],
+  ["claude-3-7-sonnet", profile("claude-3-7-sonnet", "budget", false, false, 64_000, 200_000, prices(3, 15))],
+  ["claude-3-5-haiku", profile("claude-3-5-haiku", "none", false, false, 8_192, 200_000, prices(0.8, 4))],
+  ["claude-3-5-sonnet", profile("claude-3-5-sonnet", "none", false, false, 8_192, 200_000, prices(3, 15))],
+];
+
+/**
+ * The profile for a model id. Accepts dated ids (`claude-sonnet-4-5-20250929`), Bedrock ids and inference
+ * profiles (`us.anthropic.claude-sonnet-4-5-20250929-v1:0`) and dotted versions (`claude-opus-4.6`).
+ * Unknown ids get a profile from their version when one can be read (`claude-*-5*` and later: adaptive
+ * only), else a conservative default that passes thinking settings through as asked.
+ */
+export function anthropicModelProfile(model: string): AnthropicModelProfile {
+  const id = normalizeModelId(model);
+  for (const [prefix, found] of PROFILES) {
+    if (matchesFamily(id, prefix)) return found;
+  }
+  const version = /claude-(?:[a-z]+-)?(\d+)(?:-(\d{1,2})(?!\d))?/.exec(id);
+  const major = Number(version?.[1] ?? 0);
+  const minor = Number(version?.[2] ?? 0);
+  if (major >= 5 || (major === 4 && minor >= 7)) {
+    return profile("claude-newer", "adaptive-only", true, true, 128_000, 1_000_000, undefined);
+  }
+  return profile("unknown", "adaptive-or-budget", true, true, 64_000, 200_000, undefined);
+}
+
+/** `claude-opus-4` matches `claude-opus-4-20250514` but not `claude-opus-4-1`. */
+function matchesFamily(id: string, prefix: string): boolean {
+  const at = id.indexOf(prefix);
+  if (at < 0) return false;
+  return !/^-\d(?!\d{7})/.test(id.slice(at + prefix.length));
+}
+
+function normalizeModelId(model: string): string {
+  // "claude-opus-4.6" → "claude-opus-4-6"; Bedrock's "anthropic.claude-…" and region prefixes are kept: the
+  // lookup matches a substring.
+  return model.toLowerCase().replace(/(\d)\.(\d)/g, "$1-$2");
+}
+
+function profile(
+  family: string,
+  thinking: AnthropicThinkingMode,
+  effort: boolean,
+  keepsPriorThinking: boolean,
+  maxOutputTokens: number,
+  contextWindow: number,
+  modelPrices: ModelPrices | undefined,
+): AnthropicModelProfile {
+  return {
+    family,
+    thinking,
+    effort,
+    keepsPriorThinking,
+    maxOutputTokens,
+    contextWindow,
+    defaultMaxTokens: Math.min(maxOutputTokens, 16_384),
+    prices: modelPrices,
+  };
+}
