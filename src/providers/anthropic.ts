@@ -118,20 +118,26 @@ export function anthropic(settings: AnthropicSettings): Provider {
 
     async complete(messages, tools, options = {}): Promise<Response> {
       const { response, context } = request(messages, tools, options, false);
-      let json: AnthropicMessage;
+      let text: string;
       try {
-        json = (await (await response).json()) as AnthropicMessage;
+        text = await (await response).text();
       } catch (error) {
-        if (ProviderError.is(error)) throw error;
         throw toProviderError(error, transport, options.signal);
+      }
+      let json: AnthropicMessage | undefined;
+      try {
+        json = JSON.parse(text) as AnthropicMessage;
+      } catch {
+        json = undefined;
       }
       if (typeof json !== "object" || json === null || !Array.isArray(json.content)) {
         throw new ProviderError({
           kind: "invalid_response",
-          message: "Anthropic response has no content array",
+          message: "Anthropic answered 200 without a message (no content array)",
           provider: "anthropic",
           model,
-          upstreamBody: JSON.stringify(json),
+          upstreamBody: text,
+          secrets: transport.secrets,
         });
       }
       return parseAnthropicResponse(json, context);

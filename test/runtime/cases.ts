@@ -8,6 +8,7 @@
  */
 import {
   addUsage,
+  anthropic,
   collectStream,
   errorKindFromStatus,
   formatPath,
@@ -809,6 +810,110 @@ export const cases: RuntimeCase[] = [
       ) as ValidationError;
       equal(notObject.issues[0]?.path, "tools[0].parameters.type");
       throws(() => normalizeToolSpecs([{ name: "x".repeat(65) }]), /tools\[0\]\.name/);
+    },
+  },
+  {
+    name: "anthropic() streams thinking + tool_use through an injected fetch and replays the signed blocks",
+    run: async () => {
+      const events = [
+        {
+          type: "message_start",
+          message: {
+            id: "msg_rt",
+            model: "claude-sonnet-4-5",
+            content: [],
+            usage: { input_tokens: 9, output_tokens: 1 },
+          },
+        },
+        {
+          type: "content_block_start",
+          index: 0,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        },
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "thinking_delta", thinking: "Need the weather. ☀️" },
+        },
+        {
+          type: "content_block_delta",
+          index: 0,
+          delta: { type: "signature_delta", signature: "EqQBsig/part1+" },
+        },
+        { type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "part2==" } },
+        { type: "content_block_stop", index: 0 },
+        {
+          type: "content_block_start",
+          index: 1,
+          content_block: { type: "tool_use", id: "toolu_1", name: "weather", input: {} },
+        },
+        {
+          type: "content_block_delta",
+          index: 1,
+          delta: { type: "input_json_delta", partial_json: '{"city":' },
+        },
+        {
+          type: "content_block_delta",
+          index: 1,
+          delta: { type: "input_json_delta", partial_json: '"Zürich"}' },
+        },
+        { type: "content_block_stop", index: 1 },
+        {
+          type: "message_delta",
+          delta: { stop_reason: "tool_use" },
+          usage: { output_tokens: 40, output_tokens_details: { thinking_tokens: 0 } },
+        },
+        { type: "message_stop" },
+      ];
+      const bytes = new TextEncoder().encode(
+        events.map((e) => `event: ${e.type}\ndata: ${JSON.stringify(e)}\n\n`).join(""),
+      );
+      const bodies: string[] = [];
+      const fetchImpl = (async (_url: unknown, init?: { body?: unknown }) => {
+        bodies.push(String(init?.body));
+        // Three-byte chunks: multi-byte characters and events are split everywhere.
+        let offset = 0;
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (offset >= bytes.length) controller.close();
+            else controller.enqueue(bytes.slice(offset, (offset += 3)));
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      }) as typeof fetch;
+      const provider = anthropic({
+        apiKey: "sk-ant-test-0000000000000000",
+        model: "claude-sonnet-4-5",
+        fetch: fetchImpl,
+      });
+      const history: MessageInput[] = [{ role: "user", content: "Weather in Zürich?" }];
+      const response = await collectStream(
+        provider.stream(history, [{ name: "weather" }], { thinking: { budgetTokens: 2048 } }),
+      );
+      equal(response.stopReason, "tool-calls");
+      equal(response.message.toolCalls, [{ id: "toolu_1", name: "weather", arguments: { city: "Zürich" } }]);
+      equal(response.usage.reasoningTokens, 0);
+      const blocks = response.message.native?.blocks as Array<Record<string, unknown>>;
+      equal(blocks[0], {
+        type: "thinking",
+        thinking: "Need the weather. ☀️",
+        signature: "EqQBsig/part1+part2==",
+      });
+      history.push(response.message, {
+        role: "tool",
+        toolResults: [{ callId: "toolu_1", content: "sunny" }],
+      });
+      await collectStream(
+        provider.stream(history, [{ name: "weather" }], { thinking: { budgetTokens: 2048 } }),
+      ).catch(() => undefined);
+      const replay = JSON.parse(bodies[1]!) as { messages: Array<{ role: string; content: unknown[] }> };
+      equal(JSON.stringify(replay.messages[1]!.content), JSON.stringify(blocks));
+      equal(replay.messages[2]!.content[0], {
+        type: "tool_result",
+        tool_use_id: "toolu_1",
+        content: "sunny",
+        cache_control: { type: "ephemeral" },
+      });
     },
   },
 ];

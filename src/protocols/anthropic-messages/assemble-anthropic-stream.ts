@@ -41,7 +41,11 @@ export class AnthropicStreamAssembler {
   private usage: AnthropicUsage = {};
   private stopReason: string | null | undefined;
 
-  constructor(private readonly context: AnthropicResponseContext) {}
+  private readonly context: AnthropicResponseContext;
+
+  constructor(context: AnthropicResponseContext) {
+    this.context = context;
+  }
 
   /** Applies one event, pushing the neutral events it produces onto `out`. Throws `ProviderError`. */
   apply(event: AnthropicStreamEvent, out: StreamEvent[]): void {

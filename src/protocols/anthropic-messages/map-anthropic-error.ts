@@ -11,7 +11,7 @@ export interface AnthropicErrorInfo {
 
 /** Messages that mean the prompt is longer than the context window, whatever the status. */
 const CONTEXT_OVERFLOW =
-  /prompt is too long|context window|too many tokens|exceeds? the (?:maximum|context)/i;
+  /prompt is too long|context (?:window|length)|maximum context|too many (?:input )?tokens/i;
 
 /**
  * An Anthropic error body (HTTP error response or mid-stream `error` event) → kind and message. The
@@ -54,7 +54,9 @@ export function mapAnthropicError(
     default:
       kind = status === undefined ? "server" : errorKindFromStatus(status);
   }
-  if ((kind === "bad_request" || kind === "server") && CONTEXT_OVERFLOW.test(message))
+  // request_too_large is about bytes, not tokens: it stays bad_request.
+  if (kind === "bad_request" && code !== "request_too_large" && CONTEXT_OVERFLOW.test(message)) {
     kind = "context_length";
+  }
   return { kind, message, code, requestId: body?.request_id };
 }
