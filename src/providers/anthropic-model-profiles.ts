@@ -48,6 +48,9 @@ const PROFILES: ReadonlyArray<readonly [prefix: string, profile: AnthropicModelP
   ["claude-3-7-sonnet", profile("claude-3-7-sonnet", "budget", false, false, 64_000, 200_000, prices(3, 15))],
   ["claude-3-5-haiku", profile("claude-3-5-haiku", "none", false, false, 8_192, 200_000, prices(0.8, 4))],
   ["claude-3-5-sonnet", profile("claude-3-5-sonnet", "none", false, false, 8_192, 200_000, prices(3, 15))],
+  ["claude-3-opus", profile("claude-3-opus", "none", false, false, 4_096, 200_000, prices(15, 75))],
+  ["claude-3-sonnet", profile("claude-3-sonnet", "none", false, false, 4_096, 200_000, prices(3, 15))],
+  ["claude-3-haiku", profile("claude-3-haiku", "none", false, false, 4_096, 200_000, prices(0.25, 1.25))],
 ];
 
 /**
@@ -70,11 +73,16 @@ export function anthropicModelProfile(model: string): AnthropicModelProfile {
   return profile("unknown", "adaptive-or-budget", true, true, 64_000, 200_000, undefined);
 }
 
-/** `claude-opus-4` matches `claude-opus-4-20250514` but not `claude-opus-4-1`. */
+/**
+ * `claude-opus-4` matches `claude-opus-4-20250514` (dated) and `claude-opus-4-0` (alias), but not
+ * `claude-opus-4-1`; `claude-opus-4-1` does not match `claude-opus-4-10`.
+ */
 function matchesFamily(id: string, prefix: string): boolean {
   const at = id.indexOf(prefix);
   if (at < 0) return false;
-  return !/^-\d(?!\d{7})/.test(id.slice(at + prefix.length));
+  const rest = id.slice(at + prefix.length);
+  if (/^\d/.test(rest)) return false;
+  return !/^-\d/.test(rest) || /^-\d{8}(?!\d)/.test(rest) || /^-0(?!\d)/.test(rest);
 }
 
 function normalizeModelId(model: string): string {

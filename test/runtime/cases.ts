@@ -876,7 +876,10 @@ export const cases: RuntimeCase[] = [
         const body = new ReadableStream<Uint8Array>({
           pull(controller) {
             if (offset >= bytes.length) controller.close();
-            else controller.enqueue(bytes.slice(offset, (offset += 3)));
+            else {
+              controller.enqueue(bytes.slice(offset, offset + 3));
+              offset += 3;
+            }
           },
         });
         return new Response(body, { headers: { "content-type": "text/event-stream" } });

@@ -35,6 +35,8 @@ export class AnthropicStreamAssembler {
   /** Position in `toolCalls` per block index, for client `tool_use` blocks. */
   private readonly toolIndex: (number | undefined)[] = [];
   private readonly malformedInput = new Map<AnthropicBlock, string>();
+  /** Whether each block index has been finished (content_block_stop or message_stop). */
+  private readonly closed: boolean[] = [];
   private toolCount = 0;
   private id: string | undefined;
   private model: string | undefined;
@@ -64,7 +66,15 @@ export class AnthropicStreamAssembler {
         this.id = message.id;
         this.model = message.model;
         this.usage = message.usage ?? {};
+        if (message.stop_reason) this.stopReason = message.stop_reason;
         out.push({ type: "usage", usage: mapAnthropicUsage(this.usage) });
+        // Programmatic tool calling sends whole blocks inside message_start, then message_stop.
+        if (Array.isArray(message.content)) {
+          message.content.forEach((block, index) => {
+            this.start(index, block, out);
+            this.stop(index, out);
+          });
+        }
         return;
       }
       case "message_delta":
@@ -75,6 +85,11 @@ export class AnthropicStreamAssembler {
         }
         return;
       case "message_stop":
+        // A max_tokens stop can leave a block without its content_block_stop: finish it here, so its
+        // argument text is kept and its tool-call-end event is sent.
+        this.blocks.forEach((block, index) => {
+          if (block !== undefined && !this.closed[index]) this.stop(index, out);
+        });
         this.stopped = true;
         return;
       case "error": {
@@ -199,6 +214,8 @@ export class AnthropicStreamAssembler {
   private stop(index: number, out: StreamEvent[]): void {
     const block = this.blocks[index];
     if (block === undefined) throw this.invalid("content_block_stop");
+    if (this.closed[index]) return;
+    this.closed[index] = true;
     const json = this.inputJson[index];
     if (json !== undefined) {
       if (json.trim() !== "") {

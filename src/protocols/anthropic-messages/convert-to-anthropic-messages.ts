@@ -75,6 +75,7 @@ export function convertToAnthropicMessages(
   });
 
   const merged = mergeTurns(turns.filter((turn) => turn.content.length > 0));
+  normalizeToolIds(merged, warnings);
   pairToolResults(merged, warnings);
   trimFinalAssistant(merged, warnings);
   return { system, messages: merged.filter((turn) => turn.content.length > 0), warnings };
@@ -245,6 +246,52 @@ function orderToolResultsFirst(blocks: AnthropicBlock[]): AnthropicBlock[] {
   const results = blocks.filter((block) => block.type === "tool_result");
   if (results.length === 0 || results.length === blocks.length) return blocks;
   return [...results, ...blocks.filter((block) => block.type !== "tool_result")];
+}
+
+/** Tool-use ids the API accepts. Ids from other providers (`functions.search:0`) may not match. */
+const VALID_TOOL_ID = /^[a-zA-Z0-9_-]+$/;
+
+/**
+ * Tool-use ids must be unique in a request and match {@link VALID_TOOL_ID}. A repeated id within one turn
+ * drops the later call; an id reused by a later turn, or one with characters the API rejects, is rewritten
+ * in the call and in the next user turn's results alike, so the pairing survives.
+ */
+function normalizeToolIds(turns: AnthropicMessageParam[], warnings: string[]): void {
+  const used = new Set<string>();
+  turns.forEach((turn, position) => {
+    if (turn.role !== "assistant") return;
+    const renamed = new Map<string, string>();
+    const inTurn = new Set<string>();
+    const content: AnthropicBlock[] = [];
+    for (const block of turn.content) {
+      if (block.type !== "tool_use" || typeof block.id !== "string") {
+        content.push(block);
+        continue;
+      }
+      if (inTurn.has(block.id)) {
+        warnings.push(`tool call id ${block.id} repeated within one turn; the later call left out`);
+        continue;
+      }
+      inTurn.add(block.id);
+      let id = VALID_TOOL_ID.test(block.id) ? block.id : block.id.replace(/[^a-zA-Z0-9_-]/g, "_");
+      for (let suffix = 2; used.has(id); suffix++) id = `${id.replace(/_dup\d+$/, "")}_dup${suffix}`;
+      used.add(id);
+      if (id === block.id) {
+        content.push(block);
+      } else {
+        warnings.push(`tool call id ${block.id} is invalid or already used; sent as ${id}`);
+        renamed.set(block.id, id);
+        content.push({ ...block, id });
+      }
+    }
+    turn.content = content;
+    const next = turns[position + 1];
+    if (renamed.size === 0 || next?.role !== "user") return;
+    next.content = next.content.map((block) => {
+      const id = block.type === "tool_result" ? renamed.get(String(block.tool_use_id)) : undefined;
+      return id === undefined ? block : { ...block, tool_use_id: id };
+    });
+  });
 }
 
 /**

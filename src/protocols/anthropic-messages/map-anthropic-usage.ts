@@ -16,8 +16,15 @@ export function mapAnthropicUsage(usage: AnthropicUsage | null | undefined): Usa
   set(result, "outputTokens", usage.output_tokens);
   set(result, "cachedInputTokens", usage.cache_read_input_tokens);
   set(result, "cacheWriteTokens", usage.cache_creation_input_tokens);
-  set(result, "cacheWrite5mTokens", usage.cache_creation?.ephemeral_5m_input_tokens);
-  set(result, "cacheWrite1hTokens", usage.cache_creation?.ephemeral_1h_input_tokens);
+  const fiveMinutes = usage.cache_creation?.ephemeral_5m_input_tokens;
+  const oneHour = usage.cache_creation?.ephemeral_1h_input_tokens;
+  // A message_delta can raise the cache-write total without a new split: a split that no longer adds up
+  // to the total would price the writes wrongly, so it is left out ("not reported") instead.
+  const total = result.cacheWriteTokens;
+  if (total === undefined || (fiveMinutes ?? 0) + (oneHour ?? 0) === total) {
+    set(result, "cacheWrite5mTokens", fiveMinutes);
+    set(result, "cacheWrite1hTokens", oneHour);
+  }
   set(result, "reasoningTokens", usage.output_tokens_details?.thinking_tokens);
   return result;
 }
