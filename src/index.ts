@@ -80,6 +80,14 @@ export {
 export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./core/tool-spec.ts";
 export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
 export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";
+export type { OpenAIChatEndpointProfile, TextToolCallFormat } from "./protocols/openai-chat/index.ts";
+export {
+  type AffinityCall,
+  type AffinityResolver,
+  type AffinityTarget,
+  sessionAffinity,
+  staticAffinity,
+} from "./providers/affinity.ts";
 export { type AnthropicSettings, anthropic } from "./providers/anthropic.ts";
 export {
   type AnthropicModelProfile,
@@ -88,5 +96,12 @@ export {
   type ModelPrices,
 } from "./providers/anthropic-model-profiles.ts";
 export { retryAfterMs, type TransportContext, toProviderError } from "./providers/http.ts";
+export {
+  type OpenAIChatEndpoint,
+  type OpenAIChatEndpointKind,
+  type OpenAIChatSettings,
+  openAIChatEndpointProfile,
+  openaiChat,
+} from "./providers/openai-chat.ts";
 export { DEFAULT_SSE_MAX_BUFFER, type ReadSseOptions, readSse, type SseEvent } from "./wire/sse.ts";
 export { WireError, type WireErrorCode } from "./wire/wire-error.ts";

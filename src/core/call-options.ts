@@ -60,6 +60,8 @@ export const CallOptionsSchema = z.strictObject({
   thinking: z.optional(ThinkingSchema),
   toolChoice: z.optional(ToolChoiceSchema),
   cache: z.optional(CacheOptionSchema),
+  /** Whether the model may call several tools in one turn (default: the provider's, usually yes). */
+  parallelToolCalls: z.optional(z.boolean()),
   /** Identifies the conversation, for session affinity and prompt-cache routing. */
   sessionId: z.optional(z.string()),
   /** Free-form tags passed to providers that accept them and to telemetry. */

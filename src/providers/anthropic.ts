@@ -23,7 +23,7 @@ import {
 } from "../protocols/anthropic-messages/index.ts";
 import { readSse } from "../wire/sse.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
-import { type ErrorBodyInfo, post, type TransportContext, toProviderError } from "./http.ts";
+import { type ErrorBodyInfo, endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
 
 /** Settings of {@link anthropic}. */
 export interface AnthropicSettings {
@@ -69,7 +69,7 @@ export function anthropic(settings: AnthropicSettings): Provider {
   }
   const model = settings.model;
   const profile = settings.profile ?? anthropicModelProfile(model);
-  const url = `${(settings.baseURL ?? DEFAULT_BASE_URL).replace(/\/+$/, "")}/messages`;
+  const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
   const transport: TransportContext = { provider: "anthropic", model, secrets: [settings.apiKey] };
 
   const headers = (): Record<string, string> => {

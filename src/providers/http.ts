@@ -5,6 +5,7 @@
  * @module
  */
 import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
+import { ValidationError } from "../core/validation-error.ts";
 import { WireError } from "../wire/wire-error.ts";
 
 /** Who is calling, for errors. `secrets` are scrubbed from anything an error keeps. */
@@ -168,4 +169,22 @@ export function toProviderError(
     secrets: context.secrets,
     cause: error,
   });
+}
+
+/**
+ * `path` appended to a base URL's path, keeping its query (`https://host/v1?api-version=2` +
+ * `chat/completions` → `https://host/v1/chat/completions?api-version=2`). A base that is not an absolute
+ * URL is a `ValidationError` naming `field`, raised when the provider is built, not on the first call.
+ */
+export function endpointURL(baseURL: string, path: string, field = "baseURL"): string {
+  let url: URL;
+  try {
+    url = new URL(baseURL);
+  } catch {
+    throw new ValidationError([
+      { path: field, message: `must be an absolute URL, got ${JSON.stringify(baseURL)}` },
+    ]);
+  }
+  url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path}`;
+  return url.toString();
 }

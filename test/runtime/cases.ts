@@ -18,6 +18,7 @@ import {
   type MessageInput,
   normalizeMessages,
   normalizeToolSpecs,
+  openaiChat,
   PROVIDER_ERROR_KINDS,
   ProviderError,
   type ProviderErrorKind,
@@ -917,6 +918,112 @@ export const cases: RuntimeCase[] = [
         content: "sunny",
         cache_control: { type: "ephemeral" },
       });
+    },
+  },
+  {
+    name: "openaiChat() streams parallel tool calls interleaved by index from an in-process OpenAI-compatible server",
+    async run() {
+      const id = "chatcmpl-rt";
+      const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({
+        id,
+        object: "chat.completion.chunk",
+        model: "served-model",
+        choices: [{ index: 0, delta, finish_reason: finish }],
+      });
+      const call = (index: number, fields: Record<string, unknown>) =>
+        chunk({ tool_calls: [{ index, ...fields }] });
+      const events: unknown[] = [
+        chunk({ role: "assistant", content: null }),
+        chunk({ content: "Both at once. " }),
+        call(0, { id: "call_a", type: "function", function: { name: "weather", arguments: "" } }),
+        call(1, { id: "call_b", type: "function", function: { name: "weather", arguments: '{"ci' } }),
+        call(0, { function: { arguments: '{"city": "Z' } }),
+        call(1, { function: { arguments: 'ty": "Tōkyō"}' } }),
+        call(0, { function: { arguments: 'ürich"}' } }),
+        chunk({}, "tool_calls"),
+        {
+          id,
+          object: "chat.completion.chunk",
+          model: "served-model",
+          choices: [],
+          usage: {
+            prompt_tokens: 120,
+            completion_tokens: 33,
+            prompt_tokens_details: { cached_tokens: 100 },
+            completion_tokens_details: { reasoning_tokens: 0 },
+          },
+        },
+        "[DONE]",
+      ];
+      const bytes = encoder.encode(
+        events.map((e) => `data: ${typeof e === "string" ? e : JSON.stringify(e)}\n\n`).join(""),
+      );
+      const requests: { url: string; body: Record<string, unknown> }[] = [];
+      // The fake server: a fetch handler that reads a real Request and answers with a streaming Response,
+      // four bytes per read, so events and multi-byte characters are split everywhere.
+      const server = (async (input: RequestInfo | URL, init?: RequestInit) => {
+        const request = new Request(input, init);
+        if (new URL(request.url).pathname !== "/v1/chat/completions")
+          return new Response("", { status: 404 });
+        requests.push({ url: request.url, body: (await request.json()) as Record<string, unknown> });
+        let offset = 0;
+        const body = new ReadableStream<Uint8Array>({
+          async pull(controller) {
+            await new Promise((resolve) => setTimeout(resolve, 0));
+            if (offset >= bytes.length) {
+              controller.close();
+              return;
+            }
+            controller.enqueue(bytes.slice(offset, offset + 4));
+            offset += 4;
+          },
+        });
+        return new Response(body, { headers: { "content-type": "text/event-stream" } });
+      }) as typeof fetch;
+      const provider = openaiChat({
+        model: "served-model",
+        baseURL: "http://llm.local/v1",
+        endpoint: "vllm",
+        fetch: server,
+      });
+      const seen: StreamEvent[] = [];
+      const response = await collectStream(
+        provider.stream([{ role: "user", content: "weather?" }], [{ name: "weather" }]),
+        {
+          onEvent: (event) => seen.push(event),
+        },
+      );
+      equal(requests.length, 1);
+      equal(requests[0]!.url, "http://llm.local/v1/chat/completions");
+      equal(requests[0]!.body.stream_options, { include_usage: true });
+      equal(response.message.content, "Both at once. ");
+      equal(response.message.toolCalls, [
+        { id: "call_a", name: "weather", arguments: { city: "Zürich" }, argumentsText: '{"city": "Zürich"}' },
+        { id: "call_b", name: "weather", arguments: { city: "Tōkyō" }, argumentsText: '{"city": "Tōkyō"}' },
+      ]);
+      equal(response.stopReason, "tool-calls");
+      equal(response.usage, {
+        inputTokens: 20,
+        outputTokens: 33,
+        cachedInputTokens: 100,
+        reasoningTokens: 0,
+      });
+      // Deltas keep the wire's interleaving, each tagged with its call's position and id.
+      const deltas = seen.flatMap((event) =>
+        event.type === "tool-call-delta" ? [[event.index, event.id, event.argumentsDelta]] : [],
+      );
+      equal(deltas, [
+        [1, "call_b", '{"ci'],
+        [0, "call_a", '{"city": "Z'],
+        [1, "call_b", 'ty": "Tōkyō"}'],
+        [0, "call_a", 'ürich"}'],
+      ]);
+      equal(
+        seen
+          .filter((event) => event.type === "tool-call-end")
+          .map((event) => event.type === "tool-call-end" && event.index),
+        [0, 1],
+      );
     },
   },
 ];

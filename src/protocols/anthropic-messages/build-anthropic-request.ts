@@ -33,7 +33,7 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): {
 } {
   const { options, profile } = input;
   const converted = convertToAnthropicMessages(input.messages, input.target);
-  const tools = prepareAnthropicTools(input.tools, options.toolChoice);
+  const tools = prepareAnthropicTools(input.tools, options.toolChoice, options.parallelToolCalls);
   const forcedToolChoice = tools.toolChoice?.type === "any" || tools.toolChoice?.type === "tool";
   const thinking = applyAnthropicThinking({
     thinking: options.thinking,

@@ -11,6 +11,7 @@ import type { AnthropicTool, AnthropicToolChoice } from "./anthropic-wire.ts";
 export function prepareAnthropicTools(
   tools: readonly ToolSpec[],
   toolChoice: ToolChoice | undefined,
+  parallelToolCalls?: boolean,
 ): { tools: AnthropicTool[] | undefined; toolChoice: AnthropicToolChoice | undefined; warnings: string[] } {
   const warnings: string[] = [];
   if (tools.length === 0) {
@@ -36,6 +37,10 @@ export function prepareAnthropicTools(
       `toolChoice names "${toolChoice.name}", which is not among the tools; left to the model (auto)`,
     );
     choice = { type: "auto" };
+  }
+  if (parallelToolCalls === false && choice?.type !== "none") {
+    // Anthropic says it the other way round, on the tool choice.
+    choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true } as AnthropicToolChoice;
   }
   return { tools: prepared, toolChoice: choice, warnings };
 }

@@ -576,3 +576,25 @@ describe("model id → profile", () => {
     expect(opus4.body.max_tokens).toBe(32_000);
   });
 });
+
+describe("parallelToolCalls", () => {
+  it("false becomes disable_parallel_tool_use on the tool choice; unset sends nothing", () => {
+    const tools = [{ name: "f", parameters: { type: "object" } }];
+    const build = (options: CallOptions) =>
+      buildAnthropicRequest({
+        messages: [{ role: "user", content: "hi" }],
+        tools,
+        options,
+        target: { model: "claude-sonnet-4-5", origin: "anthropic" },
+        profile: anthropicModelProfile("claude-sonnet-4-5"),
+        stream: false,
+      }).body.tool_choice;
+    expect(build({ parallelToolCalls: false })).toEqual({ type: "auto", disable_parallel_tool_use: true });
+    expect(build({ parallelToolCalls: false, toolChoice: "any" })).toEqual({
+      type: "any",
+      disable_parallel_tool_use: true,
+    });
+    expect(build({ parallelToolCalls: false, toolChoice: "none" })).toEqual({ type: "none" });
+    expect(build({})).toBeUndefined();
+  });
+});

@@ -1,0 +1,240 @@
+/**
+ * `openaiChat()`: OpenAI Chat Completions — the hosted API or any OpenAI-compatible server — as a
+ * `Provider`. Transport only; translation is the `openai-chat` protocol module's.
+ *
+ * @module
+ */
+import type { CallOptions } from "../core/call-options.ts";
+import type { MessageInput } from "../core/message.ts";
+import type { Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider-error.ts";
+import type { Response } from "../core/response.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
+import { ValidationError } from "../core/validation-error.ts";
+import {
+  assembleOpenAIChatStream,
+  buildOpenAIChatRequest,
+  mapOpenAIError,
+  OPENAI_CHAT,
+  type OpenAIChatCompletion,
+  type OpenAIChatEndpointProfile,
+  type OpenAIChatResponseContext,
+  parseOpenAIChatResponse,
+} from "../protocols/openai-chat/index.ts";
+import { readSse } from "../wire/sse.ts";
+import { type AffinityResolver, applyAffinity } from "./affinity.ts";
+import { endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
+
+/** Built-in endpoint kinds. */
+export type OpenAIChatEndpointKind = "openai" | "vllm" | "ollama" | "generic";
+
+/** A profile: a built-in kind's, with any field overridden. `kind` names it (`native.origin`). */
+export type OpenAIChatEndpoint =
+  | OpenAIChatEndpointKind
+  | (Partial<OpenAIChatEndpointProfile> & { kind: string; baseURL?: string });
+
+const ENDPOINTS: Record<OpenAIChatEndpointKind, OpenAIChatEndpointProfile & { baseURL: string | undefined }> =
+  {
+    openai: {
+      kind: "openai",
+      baseURL: "https://api.openai.com/v1",
+      maxTokensField: "max_completion_tokens",
+      streamUsage: true,
+      reasoningEffort: true,
+      parallelToolCalls: true,
+      echoReasoning: false,
+      openaiModelRules: true,
+    },
+    vllm: {
+      kind: "vllm",
+      baseURL: "http://localhost:8000/v1",
+      maxTokensField: "max_tokens",
+      streamUsage: true,
+      reasoningEffort: true,
+      parallelToolCalls: true,
+      echoReasoning: false,
+      openaiModelRules: false,
+    },
+    ollama: {
+      kind: "ollama",
+      baseURL: "http://localhost:11434/v1",
+      maxTokensField: "max_tokens",
+      streamUsage: true,
+      reasoningEffort: true,
+      parallelToolCalls: false,
+      echoReasoning: false,
+      openaiModelRules: false,
+    },
+    generic: {
+      kind: "generic",
+      baseURL: undefined,
+      maxTokensField: "max_tokens",
+      streamUsage: false,
+      reasoningEffort: false,
+      parallelToolCalls: false,
+      echoReasoning: false,
+      openaiModelRules: false,
+    },
+  };
+
+/** The full profile for an `endpoint` setting: a built-in kind, or overrides on top of `generic`. */
+export function openAIChatEndpointProfile(
+  endpoint: OpenAIChatEndpoint = "openai",
+): OpenAIChatEndpointProfile & {
+  baseURL: string | undefined;
+} {
+  if (typeof endpoint === "string") {
+    // Own keys only: "constructor" or "__proto__" must not find Object.prototype members.
+    const found = Object.hasOwn(ENDPOINTS, endpoint) ? ENDPOINTS[endpoint] : undefined;
+    if (!found) {
+      throw new ValidationError([
+        {
+          path: "endpoint",
+          message: `unknown endpoint ${JSON.stringify(endpoint)}; use one of ${Object.keys(ENDPOINTS).join(", ")} or a profile object`,
+        },
+      ]);
+    }
+    return { ...found };
+  }
+  const base = Object.hasOwn(ENDPOINTS, endpoint.kind)
+    ? ENDPOINTS[endpoint.kind as OpenAIChatEndpointKind]
+    : ENDPOINTS.generic;
+  return { ...base, ...endpoint };
+}
+
+/** Settings of {@link openaiChat}. */
+export interface OpenAIChatSettings {
+  /** Required for hosted OpenAI; optional for servers without auth (vLLM, Ollama). */
+  apiKey?: string;
+  model: string;
+  /** Default: the endpoint's (`https://api.openai.com/v1`, `http://localhost:8000/v1` for vLLM, …). */
+  baseURL?: string;
+  fetch?: typeof fetch;
+  headers?: Record<string, string>;
+  /** What the server speaks; default `"openai"`. */
+  endpoint?: OpenAIChatEndpoint;
+  /** Session affinity for routers in front of replicas: a header or query parameter per call. */
+  affinity?: AffinityResolver;
+  /** OpenAI organisation / project headers. */
+  organization?: string;
+  project?: string;
+}
+
+/**
+ * An OpenAI Chat Completions provider, for the hosted API or an OpenAI-compatible server.
+ *
+ * @example
+ * ```ts
+ * const gpt = openaiChat({ apiKey: env.OPENAI_API_KEY, model: "gpt-4.1-mini" });
+ * const local = openaiChat({ model: "Qwen/Qwen3-8B", endpoint: { kind: "vllm", textToolCalls: "hermes" } });
+ * const response = await local.complete([{ role: "user", content: "hi" }]);
+ * ```
+ */
+export function openaiChat(settings: OpenAIChatSettings): Provider {
+  if (typeof settings?.model !== "string" || settings.model === "") {
+    throw new ValidationError([{ path: "model", message: "required: a model id" }]);
+  }
+  const profile = openAIChatEndpointProfile(settings.endpoint);
+  const baseURL = settings.baseURL ?? profile.baseURL;
+  if (!baseURL) {
+    throw new ValidationError([{ path: "baseURL", message: `required for the ${profile.kind} endpoint` }]);
+  }
+  if (profile.kind === "openai" && !settings.apiKey) {
+    throw new ValidationError([{ path: "apiKey", message: "required for the hosted OpenAI API" }]);
+  }
+  const model = settings.model;
+  const providerName = profile.kind === "openai" ? "openai" : profile.kind;
+  const url = endpointURL(baseURL, "chat/completions");
+  const transport: TransportContext = { provider: providerName, model, secrets: [settings.apiKey] };
+
+  const request = (
+    messages: readonly MessageInput[],
+    tools: readonly ToolSpecInput[] | undefined,
+    options: CallOptions,
+    stream: boolean,
+  ) => {
+    const { body, warnings } = buildOpenAIChatRequest({
+      messages,
+      tools: normalizeToolSpecs(tools),
+      options,
+      model,
+      profile,
+      stream,
+    });
+    const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
+    if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+    if (settings.organization) headers["openai-organization"] = settings.organization;
+    if (settings.project) headers["openai-project"] = settings.project;
+    const target = applyAffinity(settings.affinity, { url, headers, sessionId: options.sessionId, model });
+    const context: OpenAIChatResponseContext = { provider: providerName, model, profile, warnings };
+    const response = post({
+      fetch: settings.fetch,
+      url: target.url,
+      headers: target.headers,
+      body: JSON.stringify(body),
+      signal: options.signal,
+      context: transport,
+      mapErrorBody: mapOpenAIError,
+    });
+    return { response, context };
+  };
+
+  return {
+    name: providerName,
+    model,
+    protocol: OPENAI_CHAT,
+
+    async complete(messages, tools, options = {}): Promise<Response> {
+      const { response, context } = request(messages, tools, options, false);
+      let text: string;
+      try {
+        text = await (await response).text();
+      } catch (error) {
+        throw toProviderError(error, transport, options.signal);
+      }
+      let json: OpenAIChatCompletion | undefined;
+      try {
+        json = JSON.parse(text) as OpenAIChatCompletion;
+      } catch {
+        json = undefined;
+      }
+      if (
+        typeof json !== "object" ||
+        json === null ||
+        !Array.isArray(json.choices) ||
+        json.choices.length === 0
+      ) {
+        const info = json && "error" in json ? mapOpenAIError(undefined, json) : undefined;
+        throw new ProviderError({
+          kind: info?.kind ?? "invalid_response",
+          message: info ? `${providerName}: ${info.message}` : `${providerName} answered 200 without choices`,
+          code: info?.code,
+          retryable: info?.retryable,
+          provider: providerName,
+          model,
+          upstreamBody: text,
+          secrets: transport.secrets,
+        });
+      }
+      return parseOpenAIChatResponse(json, context);
+    },
+
+    async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
+      const { response, context } = request(messages, tools, options, true);
+      let produced = false;
+      try {
+        const body = (await response).body;
+        if (!body) throw new TypeError("response has no body");
+        for await (const event of assembleOpenAIChatStream(readSse(body), context)) {
+          if (event.type !== "usage" && event.type !== "done") produced = true;
+          yield event;
+        }
+      } catch (error) {
+        const failure = toProviderError(error, transport, options.signal, produced);
+        // Errors read from inside the stream (an `error` chunk) were built without the call's key: scrub it.
+        throw new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: transport.secrets });
+      }
+    },
+  };
+}
