@@ -1,10 +1,11 @@
 /**
  * Tool definitions: a name, a description and a JSON Schema for the arguments. The schema may be given
- * as plain JSON Schema or as a zod schema (classic zod or zod/mini), which is converted once.
+ * as plain JSON Schema or as any schema that describes itself as JSON Schema (Standard JSON Schema: classic
+ * zod 4 schemas do), converted once. zod/mini schemas carry no JSON Schema of their own: pass
+ * `z.toJSONSchema(schema)`.
  *
  * @module
  */
-import * as z from "zod/mini";
 import { ValidationError } from "./validation-error.ts";
 
 /** A JSON Schema object (the subset the providers accept is the provider's business). */
@@ -25,11 +26,11 @@ interface StandardJsonSchemaLike {
   "~standard": { jsonSchema: { input(options: { target: string }): JsonSchema } };
 }
 
-/** A tool as callers may write it: `parameters` may be JSON Schema or a zod schema. */
+/** A tool as callers may write it: `parameters` may be JSON Schema or a classic zod schema. */
 export interface ToolSpecInput {
   name: string;
   description?: string;
-  parameters?: JsonSchema | StandardJsonSchemaLike | z.ZodMiniType;
+  parameters?: JsonSchema | StandardJsonSchemaLike;
   strict?: boolean;
 }
 
@@ -71,8 +72,16 @@ function toJsonSchema(parameters: ToolSpecInput["parameters"], path: string): Js
   let schema: unknown = parameters;
   if (isStandardJsonSchema(parameters)) {
     schema = parameters["~standard"].jsonSchema.input({ target: "draft-2020-12" });
-  } else if (isZodSchema(parameters)) {
-    schema = z.toJSONSchema(parameters, { target: "draft-2020-12", io: "input" });
+  } else if (isSchemaObject(parameters)) {
+    // A validator without a JSON Schema of its own (zod/mini is one): converting it here would put zod's
+    // whole JSON Schema generator (~20 KB) into every bundle. The caller converts it once instead.
+    throw new ValidationError([
+      {
+        path,
+        message:
+          "this schema cannot describe itself as JSON Schema; pass z.toJSONSchema(schema) (zod/mini) or a classic zod schema",
+      },
+    ]);
   }
   if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
     throw new ValidationError([{ path, message: "must be a JSON Schema object or a zod schema" }]);
@@ -94,6 +103,6 @@ function isStandardJsonSchema(value: unknown): value is StandardJsonSchemaLike {
   return typeof standard?.jsonSchema?.input === "function";
 }
 
-function isZodSchema(value: unknown): value is z.ZodMiniType {
-  return typeof value === "object" && value !== null && "_zod" in value;
+function isSchemaObject(value: unknown): boolean {
+  return typeof value === "object" && value !== null && ("_zod" in value || "~standard" in value);
 }

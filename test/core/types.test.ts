@@ -106,7 +106,7 @@ describe("usage", () => {
 });
 
 describe("tool specs", () => {
-  it("passes JSON Schema through and converts classic zod and zod/mini schemas", () => {
+  it("passes JSON Schema through and converts classic zod schemas; zod/mini goes through z.toJSONSchema", () => {
     const [plain, classic, mini] = normalizeToolSpecs([
       {
         name: "plain",
@@ -117,7 +117,7 @@ describe("tool specs", () => {
         name: "classic",
         parameters: zod.object({ city: zod.string().describe("City name"), days: zod.number().optional() }),
       },
-      { name: "mini", parameters: zm.object({ q: zm.string() }) },
+      { name: "mini", parameters: zm.toJSONSchema(zm.object({ q: zm.string() })) },
     ]);
     expect(plain).toEqual({
       name: "plain",
@@ -130,11 +130,18 @@ describe("tool specs", () => {
       required: ["city"],
     });
     expect(classic!.parameters.$schema).toBeUndefined();
+    expect(mini!.parameters.$schema).toBeUndefined();
     expect(mini!.parameters).toMatchObject({
       type: "object",
       properties: { q: { type: "string" } },
       required: ["q"],
     });
+  });
+
+  it("a zod/mini schema passed as is gets an error that says how to convert it (no 20 KB converter in the bundle)", () => {
+    expect(() => normalizeToolSpecs([{ name: "mini", parameters: zm.object({ q: zm.string() }) as never }])).toThrow(
+      /^tools\[0\]\.parameters: .*z\.toJSONSchema/,
+    );
   });
 
   it("defaults missing parameters to an empty object schema", () => {
