@@ -66,6 +66,7 @@ export {
   StopReasonSchema,
 } from "./core/response.ts";
 export {
+  coalesceDeltas,
   type DoneEvent,
   isContentEvent,
   type ReasoningDeltaEvent,
@@ -103,5 +104,11 @@ export {
   openAIChatEndpointProfile,
   openaiChat,
 } from "./providers/openai-chat.ts";
-export { DEFAULT_SSE_MAX_BUFFER, type ReadSseOptions, readSse, type SseEvent } from "./wire/sse.ts";
+export {
+  DEFAULT_SSE_MAX_BUFFER,
+  type ReadSseOptions,
+  readSse,
+  readSseBatches,
+  type SseEvent,
+} from "./wire/sse.ts";
 export { WireError, type WireErrorCode } from "./wire/wire-error.ts";

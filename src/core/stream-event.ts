@@ -78,3 +78,32 @@ export type StreamEventType = StreamEvent["type"];
 export function isContentEvent(event: StreamEvent): boolean {
   return event.type !== "usage" && event.type !== "done";
 }
+
+/**
+ * Merges, in place, adjacent deltas of the same kind that were produced from one network read: text with
+ * text, reasoning with reasoning, argument pieces of the same tool call. Nothing is delayed (those bytes are
+ * already in hand); a consumer just gets fewer, larger deltas. Returns the new length of `events`.
+ */
+export function coalesceDeltas(events: StreamEvent[]): number {
+  let kept = 0;
+  for (let index = 0; index < events.length; index++) {
+    const event = events[index]!;
+    const previous = kept > 0 ? events[kept - 1]! : undefined;
+    if (previous !== undefined && previous.type === event.type) {
+      if (event.type === "text-delta" || event.type === "reasoning-delta") {
+        events[kept - 1] = { type: event.type, text: (previous as TextDeltaEvent).text + event.text };
+        continue;
+      }
+      if (event.type === "tool-call-delta" && (previous as ToolCallDeltaEvent).index === event.index) {
+        events[kept - 1] = {
+          ...event,
+          argumentsDelta: (previous as ToolCallDeltaEvent).argumentsDelta + event.argumentsDelta,
+        };
+        continue;
+      }
+    }
+    events[kept++] = event;
+  }
+  events.length = kept;
+  return kept;
+}

@@ -21,36 +21,38 @@ function prices(input: number, output: number): ModelPrices {
   return { input, output, cacheRead: input * 0.1, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2 };
 }
 
-/** Model families by id prefix (a dated or Bedrock id contains one). */
-const PROFILES: ReadonlyArray<readonly [prefix: string, profile: AnthropicModelProfile]> = [
-  [
-    "claude-opus-4-8",
-    profile("claude-opus-4-8", "adaptive-only", true, true, 128_000, 1_000_000, prices(5, 25)),
-  ],
-  [
-    "claude-opus-4-7",
-    profile("claude-opus-4-7", "adaptive-only", true, true, 128_000, 1_000_000, prices(5, 25)),
-  ],
-  [
-    "claude-opus-4-6",
-    profile("claude-opus-4-6", "adaptive-or-budget", true, true, 128_000, 1_000_000, prices(5, 25)),
-  ],
-  ["claude-opus-4-5", profile("claude-opus-4-5", "budget", true, true, 64_000, 200_000, prices(5, 25))],
-  ["claude-opus-4-1", profile("claude-opus-4-1", "budget", false, false, 32_000, 200_000, prices(15, 75))],
-  ["claude-opus-4", profile("claude-opus-4", "budget", false, false, 32_000, 200_000, prices(15, 75))],
-  [
-    "claude-sonnet-4-6",
-    profile("claude-sonnet-4-6", "adaptive-or-budget", true, true, 64_000, 1_000_000, prices(3, 15)),
-  ],
-  ["claude-sonnet-4-5", profile("claude-sonnet-4-5", "budget", false, false, 64_000, 200_000, prices(3, 15))],
-  ["claude-sonnet-4", profile("claude-sonnet-4", "budget", false, false, 64_000, 200_000, prices(3, 15))],
-  ["claude-haiku-4-5", profile("claude-haiku-4-5", "budget", false, false, 64_000, 200_000, prices(1, 5))],
-  ["claude-3-7-sonnet", profile("claude-3-7-sonnet", "budget", false, false, 64_000, 200_000, prices(3, 15))],
-  ["claude-3-5-haiku", profile("claude-3-5-haiku", "none", false, false, 8_192, 200_000, prices(0.8, 4))],
-  ["claude-3-5-sonnet", profile("claude-3-5-sonnet", "none", false, false, 8_192, 200_000, prices(3, 15))],
-  ["claude-3-opus", profile("claude-3-opus", "none", false, false, 4_096, 200_000, prices(15, 75))],
-  ["claude-3-sonnet", profile("claude-3-sonnet", "none", false, false, 4_096, 200_000, prices(3, 15))],
-  ["claude-3-haiku", profile("claude-3-haiku", "none", false, false, 4_096, 200_000, prices(0.25, 1.25))],
+type Row = readonly [
+  family: string,
+  thinking: AnthropicThinkingMode,
+  effort: boolean,
+  keepsPriorThinking: boolean,
+  maxOutputTokens: number,
+  contextWindow: number,
+  inputPrice: number,
+  outputPrice: number,
+];
+
+/**
+ * Model families (a dated or Bedrock id contains one), most specific first. Kept as rows rather than
+ * objects: this table ships in every Worker that uses the adapter.
+ */
+const ROWS: readonly Row[] = [
+  ["claude-opus-4-8", "adaptive-only", true, true, 128_000, 1_000_000, 5, 25],
+  ["claude-opus-4-7", "adaptive-only", true, true, 128_000, 1_000_000, 5, 25],
+  ["claude-opus-4-6", "adaptive-or-budget", true, true, 128_000, 1_000_000, 5, 25],
+  ["claude-opus-4-5", "budget", true, true, 64_000, 200_000, 5, 25],
+  ["claude-opus-4-1", "budget", false, false, 32_000, 200_000, 15, 75],
+  ["claude-opus-4", "budget", false, false, 32_000, 200_000, 15, 75],
+  ["claude-sonnet-4-6", "adaptive-or-budget", true, true, 64_000, 1_000_000, 3, 15],
+  ["claude-sonnet-4-5", "budget", false, false, 64_000, 200_000, 3, 15],
+  ["claude-sonnet-4", "budget", false, false, 64_000, 200_000, 3, 15],
+  ["claude-haiku-4-5", "budget", false, false, 64_000, 200_000, 1, 5],
+  ["claude-3-7-sonnet", "budget", false, false, 64_000, 200_000, 3, 15],
+  ["claude-3-5-haiku", "none", false, false, 8_192, 200_000, 0.8, 4],
+  ["claude-3-5-sonnet", "none", false, false, 8_192, 200_000, 3, 15],
+  ["claude-3-opus", "none", false, false, 4_096, 200_000, 15, 75],
+  ["claude-3-sonnet", "none", false, false, 4_096, 200_000, 3, 15],
+  ["claude-3-haiku", "none", false, false, 4_096, 200_000, 0.25, 1.25],
 ];
 
 /**
@@ -61,8 +63,9 @@ const PROFILES: ReadonlyArray<readonly [prefix: string, profile: AnthropicModelP
  */
 export function anthropicModelProfile(model: string): AnthropicModelProfile {
   const id = normalizeModelId(model);
-  for (const [prefix, found] of PROFILES) {
-    if (matchesFamily(id, prefix)) return found;
+  for (const [family, thinking, effort, keeps, maxOutput, context, input, output] of ROWS) {
+    if (matchesFamily(id, family))
+      return profile(family, thinking, effort, keeps, maxOutput, context, prices(input, output));
   }
   const version = /claude-(?:[a-z]+-)?(\d+)(?:-(\d{1,2})(?!\d))?/.exec(id);
   const major = Number(version?.[1] ?? 0);

@@ -21,7 +21,7 @@ import {
   mapAnthropicError,
   parseAnthropicResponse,
 } from "../protocols/anthropic-messages/index.ts";
-import { readSse } from "../wire/sse.ts";
+import { readSseBatches } from "../wire/sse.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { type ErrorBodyInfo, endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
 
@@ -149,7 +149,7 @@ export function anthropic(settings: AnthropicSettings): Provider {
       try {
         const body = (await response).body;
         if (!body) throw new TypeError("response has no body");
-        for await (const event of assembleAnthropicStream(readSse(body), context)) {
+        for await (const event of assembleAnthropicStream(readSseBatches(body), context)) {
           if (event.type !== "usage" && event.type !== "done") produced = true;
           yield event;
         }

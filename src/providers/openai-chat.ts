@@ -22,7 +22,7 @@ import {
   type OpenAIChatResponseContext,
   parseOpenAIChatResponse,
 } from "../protocols/openai-chat/index.ts";
-import { readSse } from "../wire/sse.ts";
+import { readSseBatches } from "../wire/sse.ts";
 import { type AffinityResolver, applyAffinity } from "./affinity.ts";
 import { endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
 
@@ -226,7 +226,7 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
       try {
         const body = (await response).body;
         if (!body) throw new TypeError("response has no body");
-        for await (const event of assembleOpenAIChatStream(readSse(body), context)) {
+        for await (const event of assembleOpenAIChatStream(readSseBatches(body), context)) {
           if (event.type !== "usage" && event.type !== "done") produced = true;
           yield event;
         }

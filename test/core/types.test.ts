@@ -3,6 +3,7 @@ import * as zod from "zod";
 import * as zm from "zod/mini";
 import {
   addUsage,
+  coalesceDeltas,
   collectStream,
   normalizeMessages,
   normalizeToolSpecs,
@@ -139,9 +140,9 @@ describe("tool specs", () => {
   });
 
   it("a zod/mini schema passed as is gets an error that says how to convert it (no 20 KB converter in the bundle)", () => {
-    expect(() => normalizeToolSpecs([{ name: "mini", parameters: zm.object({ q: zm.string() }) as never }])).toThrow(
-      /^tools\[0\]\.parameters: .*z\.toJSONSchema/,
-    );
+    expect(() =>
+      normalizeToolSpecs([{ name: "mini", parameters: zm.object({ q: zm.string() }) as never }]),
+    ).toThrow(/^tools\[0\]\.parameters: .*z\.toJSONSchema/);
   });
 
   it("defaults missing parameters to an empty object schema", () => {
@@ -212,5 +213,32 @@ describe("parseToolArguments", () => {
     expect(parseToolArguments('"text"')).toEqual({});
     expect(parseToolArguments("null")).toEqual({});
     expect(parseToolArguments("")).toEqual({});
+  });
+});
+
+describe("coalesceDeltas", () => {
+  it("merges adjacent same-kind deltas in place, keeps order and everything else", () => {
+    const events: StreamEvent[] = [
+      { type: "reasoning-delta", text: "a" },
+      { type: "reasoning-delta", text: "b" },
+      { type: "text-delta", text: "Hel" },
+      { type: "text-delta", text: "lo" },
+      { type: "usage", usage: { outputTokens: 1 } },
+      { type: "text-delta", text: "!" },
+      { type: "tool-call-start", index: 0, id: "t0", name: "f" },
+      { type: "tool-call-delta", index: 0, id: "t0", argumentsDelta: '{"a"' },
+      { type: "tool-call-delta", index: 0, id: "t0", argumentsDelta: ":1}" },
+      { type: "tool-call-delta", index: 1, id: "t1", argumentsDelta: "{}" },
+    ];
+    expect(coalesceDeltas(events)).toBe(7);
+    expect(events).toEqual([
+      { type: "reasoning-delta", text: "ab" },
+      { type: "text-delta", text: "Hello" },
+      { type: "usage", usage: { outputTokens: 1 } },
+      { type: "text-delta", text: "!" },
+      { type: "tool-call-start", index: 0, id: "t0", name: "f" },
+      { type: "tool-call-delta", index: 0, id: "t0", argumentsDelta: '{"a":1}' },
+      { type: "tool-call-delta", index: 1, id: "t1", argumentsDelta: "{}" },
+    ]);
   });
 });

@@ -163,11 +163,38 @@ describe("anthropic() transport", () => {
       },
     );
     expect(requests[0]!.body.stream).toBe(true);
+    // Both deltas arrived in one read: they are merged into one event (nothing is held back for it).
     expect(
       events.filter((event) => event.type === "text-delta").map((event) => (event as { text: string }).text),
-    ).toEqual(["Hel", "lo"]);
+    ).toEqual(["Hello"]);
     expect(response.message.content).toBe("Hello");
     expect(response.usage).toEqual({ inputTokens: 10, outputTokens: 2 });
+  });
+
+  it("deltas that arrive in separate reads stay separate events, each out as soon as its read lands", async () => {
+    const encoder = new TextEncoder();
+    const frames = TEXT_STREAM.map((event) => encoder.encode(sse([event])));
+    let served = 0;
+    const { fetch } = fakeFetch(
+      () =>
+        new Response(
+          new ReadableStream<Uint8Array>({
+            pull(controller) {
+              if (served < frames.length) controller.enqueue(frames[served++]!);
+              else controller.close();
+            },
+          }),
+        ),
+    );
+    const texts: Array<{ text: string; readsSoFar: number }> = [];
+    for await (const event of anthropic({ apiKey: KEY, model: "m", fetch }).stream([
+      { role: "user", content: "hi" },
+    ])) {
+      if (event.type === "text-delta") texts.push({ text: event.text, readsSoFar: served });
+    }
+    expect(texts.map((entry) => entry.text)).toEqual(["Hel", "lo"]);
+    // "Hel" is the third frame: it surfaced before the fourth was read.
+    expect(texts[0]!.readsSoFar).toBeLessThanOrEqual(4);
   });
 
   it("rejects missing configuration before any request", () => {

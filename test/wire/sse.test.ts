@@ -1,5 +1,5 @@
 import { describe, expect, it, vi } from "vitest";
-import { type ReadSseOptions, readSse, type SseEvent } from "../../src/wire/sse.ts";
+import { type ReadSseOptions, readSse, readSseBatches, type SseEvent } from "../../src/wire/sse.ts";
 import { WireError } from "../../src/wire/wire-error.ts";
 import {
   byteStream,
@@ -300,5 +300,24 @@ describe("readSse buffer limit", () => {
   it("accepts an event just under the limit", async () => {
     const data = "w".repeat(1000);
     expect(await parse(`data: ${data}\n\n`, [7], { maxBufferSize: 1100 })).toEqual([ev(data)]);
+  });
+});
+
+describe("readSseBatches", () => {
+  it("yields one non-empty batch per read that completed events, flattening to what readSse yields", async () => {
+    const text = "data: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4";
+    const bytes = new TextEncoder().encode(text);
+    // Reads: "data: 1\n\ndata: 2\n\nda" | "ta: 3\n\n" | "data: 4" (the last event has no blank line and
+    // comes out of the final flush).
+    const chunks = [bytes.slice(0, 20), bytes.slice(20, 27), bytes.slice(27)];
+    const stream = new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const chunk of chunks) controller.enqueue(chunk);
+        controller.close();
+      },
+    });
+    const batches: string[][] = [];
+    for await (const batch of readSseBatches(stream)) batches.push(batch.map((event) => event.data));
+    expect(batches).toEqual([["1", "2"], ["3"], ["4"]]);
   });
 });

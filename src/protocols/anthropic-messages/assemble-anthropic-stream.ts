@@ -8,6 +8,31 @@ import { mapAnthropicUsage, mergeAnthropicUsage } from "./map-anthropic-usage.ts
 import { type AnthropicResponseContext, anthropicResponseFromBlocks } from "./parse-anthropic-response.ts";
 
 /**
+ * One block's deltas, kept compact until the block ends: every 256 pieces are joined into one flat string,
+ * and the chunks are joined once at the end. `block.text += delta` keeps a V8 rope instead — a ~20-byte
+ * node plus a string object per delta, ~7 bytes per character of a typical text stream.
+ */
+class PieceBuffer {
+  readonly field: "text" | "thinking" | "json";
+  private chunks: string[] = [];
+  private parts: string[] = [];
+  constructor(field: "text" | "thinking" | "json") {
+    this.field = field;
+  }
+  push(piece: string): void {
+    this.parts.push(piece);
+    if (this.parts.length === 256) {
+      this.chunks.push(this.parts.join(""));
+      this.parts = [];
+    }
+  }
+  join(): string {
+    if (this.parts.length > 0) this.chunks.push(this.parts.join(""));
+    return this.chunks.length === 1 ? this.chunks[0]! : this.chunks.join("");
+  }
+}
+
+/**
  * The Messages stream state machine: one parsed event in, neutral events out, and at the end the same
  * `Response` that `parseAnthropicResponse` builds from the non-streaming JSON — `native.blocks` included,
  * signatures byte for byte.
@@ -38,6 +63,8 @@ export class AnthropicStreamAssembler {
   /** Whether each block index has been finished (content_block_stop or message_stop). */
   private readonly closed: boolean[] = [];
   private toolCount = 0;
+  /** Deltas not yet joined into their block, per block index. */
+  private readonly pending: (PieceBuffer | undefined)[] = [];
   private id: string | undefined;
   private model: string | undefined;
   private usage: AnthropicUsage = {};
@@ -113,6 +140,9 @@ export class AnthropicStreamAssembler {
 
   /** The final response. Call after `message_stop`. */
   finish(): Response {
+    this.blocks.forEach((block, index) => {
+      if (block !== undefined) this.joinPending(index, block);
+    });
     const blocks: AnthropicBlock[] = [];
     for (const block of this.blocks) if (block !== undefined) blocks.push(block);
     return anthropicResponseFromBlocks(blocks, {
@@ -174,14 +204,14 @@ export class AnthropicStreamAssembler {
     switch (delta.type) {
       case "text_delta": {
         const text = String(delta.text ?? "");
-        block.text += text;
-        if (text !== "") this.emit(out, { type: "text-delta", text });
+        this.pieces(index, block, "text").push(text);
+        if (text !== "") this.emitText(out, "text-delta", text);
         return;
       }
       case "thinking_delta": {
         const text = String(delta.thinking ?? "");
-        block.thinking += text;
-        if (text !== "") this.emit(out, { type: "reasoning-delta", text });
+        this.pieces(index, block, "thinking").push(text);
+        if (text !== "") this.emitText(out, "reasoning-delta", text);
         return;
       }
       case "signature_delta":
@@ -190,15 +220,20 @@ export class AnthropicStreamAssembler {
         return;
       case "input_json_delta": {
         const piece = String(delta.partial_json ?? "");
-        this.inputJson[index] = (this.inputJson[index] ?? "") + piece;
+        this.pieces(index, block, "json").push(piece);
         const position = this.toolIndex[index];
         if (position !== undefined && piece !== "") {
-          this.emit(out, {
-            type: "tool-call-delta",
-            index: position,
-            id: String(block.id),
-            argumentsDelta: piece,
-          });
+          this.producedOutput = true;
+          const last = out[out.length - 1];
+          // Pieces of one call from the same read become one event, as text does.
+          if (last?.type === "tool-call-delta" && last.index === position) last.argumentsDelta += piece;
+          else
+            out.push({
+              type: "tool-call-delta",
+              index: position,
+              id: String(block.id),
+              argumentsDelta: piece,
+            });
         }
         return;
       }
@@ -216,7 +251,9 @@ export class AnthropicStreamAssembler {
     if (block === undefined) throw this.invalid("content_block_stop");
     if (this.closed[index]) return;
     this.closed[index] = true;
+    this.joinPending(index, block);
     const json = this.inputJson[index];
+    this.inputJson[index] = undefined; // parsed below; the rope of pieces need not live until finish()
     if (json !== undefined) {
       if (json.trim() !== "") {
         let parsed: unknown;
@@ -247,9 +284,40 @@ export class AnthropicStreamAssembler {
     }
   }
 
+  private pieces(index: number, block: AnthropicBlock, field: PieceBuffer["field"]): PieceBuffer {
+    const pending = this.pending[index];
+    if (pending?.field === field) return pending;
+    this.joinPending(index, block);
+    const created = new PieceBuffer(field);
+    this.pending[index] = created;
+    return created;
+  }
+
+  /** Appends the block's pending deltas to the field they belong to. */
+  private joinPending(index: number, block: AnthropicBlock): void {
+    const pending = this.pending[index];
+    if (pending === undefined) return;
+    this.pending[index] = undefined;
+    const joined = pending.join();
+    if (pending.field === "json") this.inputJson[index] = (this.inputJson[index] ?? "") + joined;
+    else
+      block[pending.field] = (typeof block[pending.field] === "string" ? block[pending.field] : "") + joined;
+  }
+
   private emit(out: StreamEvent[], event: StreamEvent): void {
     this.producedOutput = true;
     out.push(event);
+  }
+
+  /**
+   * Text and reasoning pieces go through here: one that directly follows a piece of the same kind in `out`
+   * (the same network read) is appended to it instead of becoming another event object.
+   */
+  private emitText(out: StreamEvent[], type: "text-delta" | "reasoning-delta", text: string): void {
+    this.producedOutput = true;
+    const last = out[out.length - 1];
+    if (last !== undefined && last.type === type) last.text += text;
+    else out.push({ type, text });
   }
 
   private invalid(what: string): ProviderError {
@@ -265,34 +333,46 @@ export class AnthropicStreamAssembler {
 
 /**
  * Assembles a Messages API SSE stream: neutral events as they arrive, then `done` with the final response.
- * Parses each event's JSON exactly once. A stream that ends before `message_stop` throws a `truncated`
- * `ProviderError`, never a silent success; bad JSON is `invalid_response`.
+ * Takes single events or the per-read batches of `readSseBatches` (one async step per network read, and
+ * the deltas of one read merged into one event). Parses each event's JSON exactly once. A stream that
+ * ends before `message_stop` throws a `truncated` `ProviderError`, never a silent success; bad JSON is
+ * `invalid_response`.
  */
 export async function* assembleAnthropicStream(
-  events: AsyncIterable<SseEvent>,
+  events: AsyncIterable<SseEvent | readonly SseEvent[]>,
   context: AnthropicResponseContext,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const assembler = new AnthropicStreamAssembler(context);
   const out: StreamEvent[] = [];
-  for await (const sse of events) {
-    let event: AnthropicStreamEvent;
-    try {
-      event = JSON.parse(sse.data) as AnthropicStreamEvent;
-    } catch (cause) {
-      throw new ProviderError({
-        kind: "invalid_response",
-        message: `Anthropic stream sent an event that is not JSON (${sse.event ?? "message"})`,
-        provider: context.provider,
-        model: context.model,
-        upstreamBody: sse.data,
-        partialOutput: assembler.producedOutput,
-        cause,
-      });
+  for await (const item of events) {
+    const batch: readonly SseEvent[] = Array.isArray(item) ? item : [item as SseEvent];
+    for (const sse of batch) {
+      let event: AnthropicStreamEvent;
+      try {
+        event = JSON.parse(sse.data) as AnthropicStreamEvent;
+      } catch (cause) {
+        throw new ProviderError({
+          kind: "invalid_response",
+          message: `Anthropic stream sent an event that is not JSON (${sse.event ?? "message"})`,
+          provider: context.provider,
+          model: context.model,
+          upstreamBody: sse.data,
+          partialOutput: assembler.producedOutput,
+          cause,
+        });
+      }
+      if (typeof event !== "object" || event === null) continue;
+      try {
+        assembler.apply(event, out);
+      } catch (error) {
+        // Output produced earlier in this batch has not reached the caller: deliver it, then fail.
+        for (const produced of out) yield produced;
+        throw error;
+      }
+      if (assembler.stopped) break;
     }
-    if (typeof event !== "object" || event === null) continue;
-    assembler.apply(event, out);
     if (out.length > 0) {
-      for (const item of out) yield item;
+      for (const produced of out) yield produced;
       out.length = 0;
     }
     if (assembler.stopped) {

@@ -1,6 +1,6 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
 import { ProviderError } from "../../core/provider-error.ts";
-import type { StreamEvent } from "../../core/stream-event.ts";
+import { coalesceDeltas, type StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
 import { mapOpenAIError } from "./map-openai-error.ts";
@@ -36,7 +36,7 @@ interface ToolSlot {
  *   ends before either is `truncated`.
  */
 export async function* assembleOpenAIChatStream(
-  events: AsyncIterable<SseEvent>,
+  events: AsyncIterable<SseEvent | readonly SseEvent[]>,
   context: OpenAIChatResponseContext,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const state: AssembledOpenAIChatMessage = {
@@ -185,63 +185,74 @@ export async function* assembleOpenAIChatStream(
   };
 
   const out: StreamEvent[] = [];
-  for await (const sse of events) {
-    if (sse.data === "[DONE]") {
-      yield* finish();
-      return;
+  /** Delivers what one read produced: deltas of the read merged, nothing held back. */
+  const flush = function* (): Generator<StreamEvent> {
+    if (out.length === 0) return;
+    coalesceDeltas(out);
+    for (const event of out) {
+      if (event.type !== "usage") produced = true;
+      yield event;
     }
-    let chunk: OpenAIChatChunk;
-    try {
-      chunk = JSON.parse(sse.data) as OpenAIChatChunk;
-    } catch (cause) {
-      throw fail(`${context.provider} stream sent an event that is not JSON`, sse.data, cause);
-    }
-    if (typeof chunk !== "object" || chunk === null) continue;
-    if (chunk.error || sse.event === "error") throw fail("", chunk);
-    if (state.id === undefined && chunk.id) state.id = chunk.id;
-    if (state.model === undefined && chunk.model) state.model = chunk.model;
-    const usage = chunk.usage ?? chunk.x_groq?.usage;
-    if (usage) {
-      state.usage = usage;
-      out.push({ type: "usage", usage: mapOpenAIChatUsage(usage) });
-    }
-    const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
-    const delta = choice?.delta;
-    if (delta) {
-      const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === "string" && reasoning !== "") {
-        state.reasoning += reasoning;
-        out.push({ type: "reasoning-delta", text: reasoning });
+    out.length = 0;
+  };
+  for await (const item of events) {
+    const batch: readonly SseEvent[] = Array.isArray(item) ? item : [item as SseEvent];
+    for (const sse of batch) {
+      if (sse.data === "[DONE]") {
+        yield* flush();
+        yield* finish();
+        return;
       }
-      if (typeof delta.content === "string" && delta.content !== "") {
-        if (scanner) {
-          const released = scanner.push(delta.content);
-          if (released.text !== "") {
-            state.content += released.text;
-            out.push({ type: "text-delta", text: released.text });
-          }
-          addTextCalls(released.toolCalls, out);
-        } else {
-          state.content += delta.content;
-          out.push({ type: "text-delta", text: delta.content });
+      let chunk: OpenAIChatChunk;
+      try {
+        chunk = JSON.parse(sse.data) as OpenAIChatChunk;
+      } catch (cause) {
+        throw fail(`${context.provider} stream sent an event that is not JSON`, sse.data, cause);
+      }
+      if (typeof chunk !== "object" || chunk === null) continue;
+      if (chunk.error || sse.event === "error") {
+        yield* flush();
+        throw fail("", chunk);
+      }
+      if (state.id === undefined && chunk.id) state.id = chunk.id;
+      if (state.model === undefined && chunk.model) state.model = chunk.model;
+      const usage = chunk.usage ?? chunk.x_groq?.usage;
+      if (usage) {
+        state.usage = usage;
+        out.push({ type: "usage", usage: mapOpenAIChatUsage(usage) });
+      }
+      const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
+      const delta = choice?.delta;
+      if (delta) {
+        const reasoning = delta.reasoning_content ?? delta.reasoning;
+        if (typeof reasoning === "string" && reasoning !== "") {
+          state.reasoning += reasoning;
+          out.push({ type: "reasoning-delta", text: reasoning });
         }
+        if (typeof delta.content === "string" && delta.content !== "") {
+          if (scanner) {
+            const released = scanner.push(delta.content);
+            if (released.text !== "") {
+              state.content += released.text;
+              out.push({ type: "text-delta", text: released.text });
+            }
+            addTextCalls(released.toolCalls, out);
+          } else {
+            state.content += delta.content;
+            out.push({ type: "text-delta", text: delta.content });
+          }
+        }
+        if (typeof delta.refusal === "string") state.refusal += delta.refusal;
+        if (Array.isArray(delta.tool_calls))
+          for (const toolDelta of delta.tool_calls) applyToolDelta(toolDelta, out);
       }
-      if (typeof delta.refusal === "string") state.refusal += delta.refusal;
-      if (Array.isArray(delta.tool_calls))
-        for (const toolDelta of delta.tool_calls) applyToolDelta(toolDelta, out);
-    }
-    if (choice?.finish_reason) {
-      state.finishReason = choice.finish_reason;
-      sawFinish = true;
-      endSlots(out);
-    }
-    if (out.length > 0) {
-      for (const event of out) {
-        if (event.type !== "usage") produced = true;
-        yield event;
+      if (choice?.finish_reason) {
+        state.finishReason = choice.finish_reason;
+        sawFinish = true;
+        endSlots(out);
       }
-      out.length = 0;
     }
+    yield* flush();
   }
   if (sawFinish) {
     yield* finish();

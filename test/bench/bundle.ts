@@ -1,0 +1,112 @@
+/**
+ * Bundle sizes, as a deployer would see them: esbuild `--bundle --minify --format=esm --platform=browser`,
+ * then gzip (zlib's default level, as `gzip` and `CompressionStream` use). Shared by `npm run bench` and
+ * `test/tooling/bundle-size.test.ts`; sizes are deterministic, so the test can hold a budget.
+ *
+ * Node built-ins are marked external rather than left to fail resolution, so a stray `node:` import shows
+ * up in the output, where {@link measureBundle} reports it.
+ *
+ * @module
+ */
+import { builtinModules } from "node:module";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { build } from "esbuild";
+
+export const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** A bundle with a gzip budget. KB = 1000 bytes. */
+export interface BundleTarget {
+  name: string;
+  /** Entry file, relative to the repository root. */
+  entry: string;
+  /** Most gzipped bytes allowed. */
+  budget: number;
+}
+
+export const BUNDLE_TARGETS: readonly BundleTarget[] = [
+  { name: "one-adapter Worker (test/bench/worker.ts)", entry: "test/bench/worker.ts", budget: 12_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 30_000 },
+];
+
+/** What went into a bundle and how big it came out. */
+export interface BundleMeasurement {
+  minified: number;
+  gzipped: number;
+  /** `node:` (or bare built-in) modules the bundle imports. */
+  nodeImports: string[];
+  /** Source excerpts around each `require(` call or esbuild `require` shim in the output. */
+  requireCalls: string[];
+  /** Minified bytes per input file, largest first. */
+  inputs: { path: string; bytes: number }[];
+  /** Minified bytes per package (`zod`, `eventsource-parser`, …) or `src/<dir>` for the library. */
+  groups: { group: string; bytes: number }[];
+}
+
+/** The source to bundle: a file under the root, or literal code (for probes). */
+export type BundleSource = { entry: string } | { contents: string };
+
+const NODE_BUILTINS = ["node:*", ...builtinModules];
+
+/** Bundles `source` as described above and measures the result. */
+export async function measureBundle(source: BundleSource): Promise<BundleMeasurement> {
+  const result = await build({
+    ...("entry" in source
+      ? { entryPoints: [join(ROOT, source.entry)] }
+      : { stdin: { contents: source.contents, resolveDir: ROOT, loader: "ts", sourcefile: "probe.ts" } }),
+    absWorkingDir: ROOT,
+    bundle: true,
+    minify: true,
+    format: "esm",
+    platform: "browser",
+    external: NODE_BUILTINS,
+    write: false,
+    metafile: true,
+    logLevel: "silent",
+  });
+  const output = result.outputFiles[0];
+  if (!output) throw new Error("esbuild produced no output");
+  const code = output.text;
+
+  const nodeImports = new Set<string>();
+  for (const meta of Object.values(result.metafile.outputs)) {
+    for (const imported of meta.imports) if (imported.external) nodeImports.add(imported.path);
+  }
+  // Belt and braces: anything that reads like a node: specifier in the emitted code.
+  for (const match of code.matchAll(/["'](node:[\w/]+)["']/g)) nodeImports.add(match[1]!);
+
+  // `require("x")` itself, and esbuild's shim for a require it could not bundle (`typeof require`,
+  // `require.apply`): either means CommonJS or a Node module reached the bundle.
+  const requireCalls = [...code.matchAll(/\brequire\s*\(|\btypeof require\b|\brequire\.apply\b/g)].map(
+    (match) => code.slice(Math.max(0, match.index - 40), match.index + 40),
+  );
+
+  const inputs: { path: string; bytes: number }[] = [];
+  const groups = new Map<string, number>();
+  for (const meta of Object.values(result.metafile.outputs)) {
+    for (const [path, input] of Object.entries(meta.inputs)) {
+      if (input.bytesInOutput === 0) continue;
+      inputs.push({ path, bytes: input.bytesInOutput });
+      const group = groupOf(path);
+      groups.set(group, (groups.get(group) ?? 0) + input.bytesInOutput);
+    }
+  }
+  inputs.sort((a, b) => b.bytes - a.bytes);
+
+  return {
+    minified: output.contents.byteLength,
+    gzipped: gzipSync(output.contents).byteLength,
+    nodeImports: [...nodeImports].sort(),
+    requireCalls,
+    inputs,
+    groups: [...groups].map(([group, bytes]) => ({ group, bytes })).sort((a, b) => b.bytes - a.bytes),
+  };
+}
+
+function groupOf(path: string): string {
+  const packaged = /node_modules\/((?:@[^/]+\/)?[^/]+)(?:\/(?:v4\/)?(mini|core|classic|locales))?/.exec(path);
+  if (packaged) return packaged[2] ? `${packaged[1]}/${packaged[2]}` : packaged[1]!;
+  const local = /^(src\/[^/]+(?:\/[^/]+)?)\//.exec(path);
+  return local ? local[1]! : path;
+}
