@@ -37,12 +37,10 @@ import {
 } from "../../src/index.ts";
 import { FakeProvider, type FakeReply, FakeScriptExhaustedError } from "../../src/testing.ts";
 import { equal, ok, rejects, throws } from "./assert.ts";
-
-/** One shared case. */
-export interface RuntimeCase {
-  name: string;
-  run: () => void | Promise<void>;
-}
+import type { RuntimeCase } from "./case.ts";
+import { bedrockCases } from "./cases-bedrock.ts";
+import { responsesCases } from "./cases-openai-responses.ts";
+import { substrateCases } from "./cases-substrate.ts";
 
 const encoder = new TextEncoder();
 
@@ -107,7 +105,7 @@ function providerError(
   return new ProviderError({ kind, message: `${kind} happened`, provider: "p", model: "m", ...extra });
 }
 
-export const cases: RuntimeCase[] = [
+const coreCases: RuntimeCase[] = [
   {
     name: "normalizeMessages fills every default and keeps native",
     run() {
@@ -1027,3 +1025,6 @@ export const cases: RuntimeCase[] = [
     },
   },
 ];
+
+/** Every shared case: the core's above, then each area's from its own file. */
+export const cases: RuntimeCase[] = [...coreCases, ...responsesCases, ...bedrockCases, ...substrateCases];

@@ -1,0 +1,4 @@
+/** Shared runtime cases for the Bedrock adapter: they run in Node, workerd, Deno and Bun (see ./cases.ts). */
+import type { RuntimeCase } from "./case.ts";
+
+export const bedrockCases: RuntimeCase[] = [];
