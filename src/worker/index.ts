@@ -1,11 +1,14 @@
 /**
- * The modelwire Worker: wrangler's `main`. For now it serves `/health`; later layers add the neutral
- * API, the OpenAI-compatible facade and the Durable Objects.
+ * The modelwire Worker: wrangler's `main`. One gateway built by `createWorker()` (routes from the
+ * `MODELWIRE_CONFIG` variable, tokens from the `GATEWAY_TOKENS` secret), and its Durable Objects.
  *
  * @module
  */
-import { createApp } from "./app.ts";
+import { createWorker, type WorkerEnv } from "./app.ts";
 
-const app = createApp();
+const worker = createWorker();
 
-export default app satisfies ExportedHandler;
+export default { fetch: worker.fetch } satisfies ExportedHandler<WorkerEnv>;
+export const SessionObject = worker.SessionObject;
+export const TaskObject = worker.TaskObject;
+export { createWorker };

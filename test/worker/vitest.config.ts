@@ -7,6 +7,13 @@ export default defineConfig({
   plugins: [
     cloudflareTest({
       wrangler: { configPath: fileURLToPath(new URL("../../wrangler.toml", import.meta.url)) },
+      // Test-only secrets: the gateway refuses every route without a token.
+      miniflare: {
+        bindings: {
+          GATEWAY_TOKENS: "test-token-a, test-token-b",
+          ANTHROPIC_API_KEY: "sk-ant-test-worker-key-000000",
+        },
+      },
     }),
   ],
   test: {

@@ -1,0 +1,176 @@
+/**
+ * The agent loop: call a provider, run the tools it asks for, feed the results back, until the model stops
+ * calling tools, a limit is hit, or the pause source says stop. Runtime-agnostic: the Worker's task object
+ * runs it step by step, a script runs it to the end.
+ *
+ * @module
+ */
+import type { CallOptions } from "../core/call-options.ts";
+import { collectStream } from "../core/collect-stream.ts";
+import { type MessageInput, normalizeMessages, type ToolCall, type ToolResult } from "../core/message.ts";
+import type { Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider-error.ts";
+import type { Response } from "../core/response.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import type { ToolSpecInput } from "../core/tool-spec.ts";
+import { addUsage, type Usage } from "../core/usage.ts";
+import { isStopStatus } from "../substrate/pause.ts";
+
+/** A tool the agent can run: its spec plus the function that runs it. */
+export interface AgentTool extends ToolSpecInput {
+  /**
+   * Runs the tool. A returned string goes back to the model as is; anything else as JSON. A thrown error
+   * becomes a result with `isError: true` (the model sees the message and can react), not a crash.
+   */
+  execute(
+    args: Record<string, unknown>,
+    context: { call: ToolCall; signal: AbortSignal | undefined },
+  ): unknown;
+}
+
+/** What the loop reports while it runs. */
+export type AgentEvent =
+  | { type: "step-start"; step: number }
+  | { type: "model-event"; step: number; event: StreamEvent }
+  | { type: "model-response"; step: number; response: Response }
+  | { type: "tool-results"; step: number; results: ToolResult[] }
+  | { type: "paused"; step: number; boundary: "model" | "tools" };
+
+/** How the loop ended. */
+export type AgentStatus = "done" | "paused" | "max-steps" | "aborted";
+
+/** The loop's result: everything needed to show the answer, or to resume from where it stopped. */
+export interface AgentResult {
+  status: AgentStatus;
+  /** The full history, the input included; resume by passing it back as `messages`. */
+  messages: MessageInput[];
+  /** Usage of every model call of this run, added up. */
+  usage: Usage;
+  /** Model calls made by this run. */
+  steps: number;
+  /** The last model response, when there was one. */
+  response: Response | undefined;
+}
+
+/** Settings of {@link runAgent}. */
+export interface RunAgentOptions {
+  provider: Provider;
+  tools?: readonly AgentTool[];
+  messages: readonly MessageInput[];
+  /** Most model calls in this run (default 16). */
+  maxSteps?: number;
+  /**
+   * Checked before every model call and every tool batch. Whatever it returns — a string, a status enum,
+   * an object with `status`, a database row — is read by `isStopStatus`: paused, suspended, aborted and the
+   * like stop the loop at that boundary.
+   */
+  pause?: () => unknown;
+  signal?: AbortSignal;
+  /** Options passed to every model call (`signal` is added). */
+  callOptions?: CallOptions;
+  onEvent?: (event: AgentEvent) => void;
+}
+
+/**
+ * Runs the agent loop.
+ *
+ * - Tools the model asks for in one turn run in parallel; each result keeps its call's id.
+ * - A tool that throws, or a call naming no known tool, becomes a `ToolResult` with `isError: true`.
+ * - A history that ends with an assistant turn whose tool calls have no results (a run paused before its
+ *   tool batch) resumes by running those tools first.
+ * - An abort returns `status: "aborted"` with the history so far; other provider errors are thrown.
+ *
+ * @example
+ * ```ts
+ * const result = await runAgent({ provider, tools: [weather], messages: [{ role: "user", content: "Oslo?" }] });
+ * result.status;   // "done"
+ * result.messages; // the whole conversation, ready to store and resume
+ * ```
+ */
+export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
+  const tools = options.tools ?? [];
+  const maxSteps = options.maxSteps ?? 16;
+  const messages: MessageInput[] = [...options.messages];
+  let usage: Usage = {};
+  let steps = 0;
+  let response: Response | undefined;
+  const result = (status: AgentStatus): AgentResult => ({ status, messages, usage, steps, response });
+  const paused = async (boundary: "model" | "tools"): Promise<boolean> => {
+    if (!options.pause) return false;
+    const stop = isStopStatus(await options.pause());
+    if (stop) options.onEvent?.({ type: "paused", step: steps, boundary });
+    return stop;
+  };
+
+  try {
+    let pending = unansweredCalls(messages);
+    for (;;) {
+      if (pending.length > 0) {
+        if (await paused("tools")) return result("paused");
+        if (options.signal?.aborted) return result("aborted");
+        const results = await runTools(pending, tools, options.signal);
+        options.onEvent?.({ type: "tool-results", step: steps, results });
+        messages.push({ role: "tool", toolResults: results });
+      }
+      if (steps >= maxSteps) return result("max-steps");
+      if (await paused("model")) return result("paused");
+      if (options.signal?.aborted) return result("aborted");
+      steps++;
+      const step = steps;
+      options.onEvent?.({ type: "step-start", step });
+      const callOptions: CallOptions = { ...options.callOptions };
+      if (options.signal) callOptions.signal = options.signal;
+      response = await collectStream(options.provider.stream(messages, tools, callOptions), {
+        onEvent: options.onEvent
+          ? (event) => options.onEvent?.({ type: "model-event", step, event })
+          : undefined,
+        source: { provider: options.provider.name, model: options.provider.model },
+      });
+      options.onEvent?.({ type: "model-response", step, response });
+      usage = addUsage(usage, response.usage);
+      messages.push(response.message);
+      pending = response.message.toolCalls;
+      if (pending.length === 0) return result("done");
+    }
+  } catch (error) {
+    if ((ProviderError.is(error) && error.kind === "aborted") || options.signal?.aborted)
+      return result("aborted");
+    throw error;
+  }
+}
+
+/** Tool calls of the last assistant turn that no later message answers. */
+function unansweredCalls(messages: readonly MessageInput[]): ToolCall[] {
+  const normalized = normalizeMessages(messages);
+  for (let index = normalized.length - 1; index >= 0; index--) {
+    const message = normalized[index]!;
+    if (message.role !== "assistant") continue;
+    const answered = new Set(
+      normalized.slice(index + 1).flatMap((later) => later.toolResults.map((item) => item.callId)),
+    );
+    return message.toolCalls.filter((call) => !answered.has(call.id));
+  }
+  return [];
+}
+
+async function runTools(
+  calls: readonly ToolCall[],
+  tools: readonly AgentTool[],
+  signal: AbortSignal | undefined,
+): Promise<ToolResult[]> {
+  return Promise.all(
+    calls.map(async (call): Promise<ToolResult> => {
+      const tool = tools.find((candidate) => candidate.name === call.name);
+      if (!tool)
+        return { callId: call.id, name: call.name, content: `Unknown tool "${call.name}"`, isError: true };
+      try {
+        const value = await tool.execute(call.arguments, { call, signal });
+        const content = typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
+        return { callId: call.id, name: call.name, content, isError: false };
+      } catch (error) {
+        const message = error instanceof Error ? error.message : String(error);
+        return { callId: call.id, name: call.name, content: message, isError: true };
+      }
+    }),
+  );
+}

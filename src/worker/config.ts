@@ -1,0 +1,136 @@
+/**
+ * The Worker's configuration: routes (model aliases) from the `MODELWIRE_CONFIG` variable (JSON), each a
+ * provider config, a fallback chain, a pool of equivalent members, or the key-less `demo` route.
+ * Credentials never sit in the config: a member names the Worker secret that holds its key
+ * (`apiKeySecret`), read from `env` when the route is built.
+ *
+ * @module
+ */
+import * as z from "zod/mini";
+import type { Provider } from "../core/provider.ts";
+import { formatPath, ValidationError } from "../core/validation-error.ts";
+import { type CreateProviderOptions, createProvider } from "../substrate/provider-from-config.ts";
+import { demoProvider } from "./demo.ts";
+
+/** A route: what a model alias calls. `members` has one provider unless the route is a pool. */
+export interface Route {
+  alias: string;
+  members: Provider[];
+  /** Relative weights of the members (pool routes), for the first pin of a session. */
+  weights: number[];
+}
+
+const MemberSchema = z.looseObject({
+  apiKeySecret: z.optional(z.string().check(z.minLength(1))),
+  weight: z.optional(z.number().check(z.positive())),
+});
+
+const RouteSchema = z.union([
+  z.strictObject({ demo: z.literal(true) }),
+  z.strictObject({ pool: z.array(MemberSchema).check(z.minLength(1)) }),
+  MemberSchema,
+]);
+
+/** `MODELWIRE_CONFIG`, as JSON. */
+export const WorkerConfigSchema = z.strictObject({
+  routes: z.record(z.string().check(z.regex(/^[A-Za-z0-9._:/-]{1,128}$/)), RouteSchema),
+});
+export type WorkerConfig = z.output<typeof WorkerConfigSchema>;
+
+/**
+ * Parses `MODELWIRE_CONFIG` (text or an already-parsed object) and builds every route, reading member keys
+ * from `env` by secret name. Throws a `ValidationError` naming the field (`routes.claude.model: …`); a
+ * missing secret is named too — its value never is.
+ */
+export function buildRoutes(
+  raw: unknown,
+  env: Record<string, unknown>,
+  options: CreateProviderOptions = {},
+): Map<string, Route> {
+  let value: unknown = raw;
+  if (typeof raw === "string") {
+    try {
+      value = JSON.parse(raw);
+    } catch (error) {
+      throw new ValidationError([
+        { path: "MODELWIRE_CONFIG", message: `not JSON: ${(error as Error).message}` },
+      ]);
+    }
+  }
+  if (value === undefined) value = { routes: {} };
+  const parsed = z.safeParse(WorkerConfigSchema, value);
+  if (!parsed.success) {
+    throw new ValidationError(
+      parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
+    );
+  }
+  const routes = new Map<string, Route>();
+  for (const [alias, config] of Object.entries(parsed.data.routes)) {
+    const at = `routes.${alias}`;
+    if ("demo" in config && config.demo === true) {
+      routes.set(alias, { alias, members: [demoProvider()], weights: [1] });
+      continue;
+    }
+    const members = "pool" in config && Array.isArray(config.pool) ? config.pool : [config];
+    const built = members.map((member, index) =>
+      buildMember(
+        member as Record<string, unknown>,
+        members.length > 1 || "pool" in config ? `${at}.pool[${index}]` : at,
+        env,
+        options,
+      ),
+    );
+    routes.set(alias, {
+      alias,
+      members: built,
+      weights: members.map((member) => (typeof member.weight === "number" ? member.weight : 1)),
+    });
+  }
+  return routes;
+}
+
+function buildMember(
+  member: Record<string, unknown>,
+  path: string,
+  env: Record<string, unknown>,
+  options: CreateProviderOptions,
+): Provider {
+  const config = withSecrets(member, path, env);
+  try {
+    return createProvider(config, options);
+  } catch (error) {
+    if (ValidationError.is(error)) {
+      throw new ValidationError(
+        error.issues.map((issue) => ({ path: `${path}.${issue.path}`, message: issue.message })),
+      );
+    }
+    throw error;
+  }
+}
+
+/** Replaces `apiKeySecret` (here and in nested fallback entries) with the secret's value; drops `weight`. */
+function withSecrets(
+  member: Record<string, unknown>,
+  path: string,
+  env: Record<string, unknown>,
+): Record<string, unknown> {
+  const { apiKeySecret, weight: _weight, ...rest } = member;
+  const config: Record<string, unknown> = { ...rest };
+  if (typeof apiKeySecret === "string") {
+    const secret = env[apiKeySecret];
+    if (typeof secret !== "string" || secret === "") {
+      throw new ValidationError([
+        { path: `${path}.apiKeySecret`, message: `the Worker secret ${apiKeySecret} is not set` },
+      ]);
+    }
+    config.apiKey = secret;
+  }
+  if (Array.isArray(rest.fallback)) {
+    config.fallback = rest.fallback.map((entry, index) =>
+      typeof entry === "object" && entry !== null
+        ? withSecrets(entry as Record<string, unknown>, `${path}.fallback[${index}]`, env)
+        : entry,
+    );
+  }
+  return config;
+}

@@ -1,0 +1,326 @@
+/**
+ * `TaskObject`: one Durable Object per agent task. It runs the agent loop step by step on alarms (so a task
+ * outlives the request that started it), persists the history after every step, and takes pause, resume
+ * and abort at any time — serialised by the object, effective at the next boundary. A restarted object
+ * loses nothing: state lives in SQLite and the pending alarm runs the next step.
+ *
+ * @module
+ */
+import { DurableObject } from "cloudflare:workers";
+import { type AgentTool, runAgent } from "../agent/run-agent.ts";
+import type { CallOptions } from "../core/call-options.ts";
+import type { MessageInput } from "../core/message.ts";
+import type { Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider-error.ts";
+import { addUsage, type Usage } from "../core/usage.ts";
+
+/** What a task runs: a route, a system prompt, tools and limits. */
+export interface TaskWorkflow {
+  /** The route (model alias) the task calls. */
+  route: string;
+  system?: string;
+  tools?: readonly AgentTool[];
+  /** Most model calls over the whole task (default 16). */
+  maxSteps?: number;
+  callOptions?: CallOptions;
+}
+
+/** Where a task object finds workflows and providers: built from the Worker's config and env. */
+export interface TaskRuntime {
+  workflow(name: string): TaskWorkflow | undefined;
+  provider(route: string): Provider;
+}
+
+export type TaskStatus = "running" | "paused" | "done" | "max-steps" | "aborted" | "failed";
+
+/** A task as the API shows it. */
+export interface TaskState {
+  id: string;
+  workflow: string;
+  status: TaskStatus;
+  steps: number;
+  usage: Usage;
+  history: MessageInput[];
+  error: unknown;
+  createdAt: number;
+  updatedAt: number;
+}
+
+/** One progress event, numbered for `Last-Event-ID` resumption. */
+export interface TaskEvent {
+  id: number;
+  type: string;
+  data: unknown;
+}
+
+/** Result of an RPC call: errors cross the Durable Object boundary as data, not as thrown errors. */
+export type TaskResult<T> =
+  | { ok: true; value: T }
+  | { ok: false; status: number; error: { kind: string; message: string } };
+
+const FINAL: ReadonlySet<TaskStatus> = new Set(["done", "max-steps", "aborted", "failed"]);
+
+type Row = Record<string, string | number | null | ArrayBuffer>;
+
+/**
+ * The task Durable Object. Abstract: {@link createTaskObject} binds it to a runtime (workflows and routes),
+ * so a Worker that imports modelwire exports its own.
+ */
+export abstract class TaskObjectBase extends DurableObject {
+  /** The workflows and routes this object runs with. */
+  protected abstract runtime(): TaskRuntime;
+
+  constructor(ctx: DurableObjectState, env: unknown) {
+    super(ctx, env as never);
+    ctx.blockConcurrencyWhile(async () => {
+      ensureSchema(ctx.storage.sql);
+    });
+  }
+
+  /** Creates the task and schedules its first step. */
+  async start(input: {
+    id: string;
+    workflow: string;
+    input: string | MessageInput[];
+  }): Promise<TaskResult<TaskState>> {
+    if (this.load()) return failure(409, "conflict", `task ${input.id} already exists`);
+    const workflow = this.runtime().workflow(input.workflow);
+    if (!workflow) return failure(404, "not_found", `no workflow named "${input.workflow}"`);
+    const history: MessageInput[] = [];
+    if (workflow.system) history.push({ role: "system", content: workflow.system });
+    if (typeof input.input === "string") history.push({ role: "user", content: input.input });
+    else history.push(...input.input);
+    const now = Date.now();
+    this.ctx.storage.sql.exec(
+      "INSERT INTO task (id, workflow, status, steps, usage, error, created_at, updated_at) VALUES (?, ?, 'running', 0, '{}', NULL, ?, ?)",
+      input.id,
+      input.workflow,
+      now,
+      now,
+    );
+    this.append(history);
+    this.event("status", { status: "running" });
+    await this.ctx.storage.setAlarm(Date.now());
+    return { ok: true, value: this.load()! };
+  }
+
+  /** The task now. */
+  get(): TaskResult<TaskState> {
+    const state = this.load();
+    return state ? { ok: true, value: state } : failure(404, "not_found", "no such task");
+  }
+
+  /** Events after `afterId` (for SSE with `Last-Event-ID`), and whether the task is final. */
+  events(afterId: number): TaskResult<{ events: TaskEvent[]; final: boolean }> {
+    const state = this.load();
+    if (!state) return failure(404, "not_found", "no such task");
+    const events = this.ctx.storage.sql
+      .exec<Row>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT 500", afterId)
+      .toArray()
+      .map((row) => ({
+        id: Number(row.id),
+        type: String(row.type),
+        data: JSON.parse(String(row.data)) as unknown,
+      }));
+    return { ok: true, value: { events, final: FINAL.has(state.status) } };
+  }
+
+  /** Stops the task at its next boundary. A final task cannot be paused. */
+  pause(): TaskResult<TaskState> {
+    return this.transition(["running"], "paused");
+  }
+
+  /** Continues a paused task from its persisted history. */
+  async resume(): Promise<TaskResult<TaskState>> {
+    const result = this.transition(["paused"], "running");
+    if (result.ok) await this.ctx.storage.setAlarm(Date.now());
+    return result;
+  }
+
+  /** Ends the task for good. */
+  abort(): TaskResult<TaskState> {
+    return this.transition(["running", "paused"], "aborted");
+  }
+
+  /** Runs one step: the pending tool batch and one model call. Reschedules itself while running. */
+  override async alarm(): Promise<void> {
+    const state = this.load();
+    if (!state || state.status !== "running") return;
+    const runtime = this.runtime();
+    const workflow = runtime.workflow(state.workflow);
+    if (!workflow) {
+      this.finish("failed", {
+        kind: "config",
+        message: `workflow "${state.workflow}" is no longer configured`,
+      });
+      return;
+    }
+    const maxSteps = workflow.maxSteps ?? 16;
+    let result: Awaited<ReturnType<typeof runAgent>>;
+    try {
+      result = await runAgent({
+        provider: runtime.provider(workflow.route),
+        tools: workflow.tools ?? [],
+        messages: state.history,
+        maxSteps: Math.min(1, Math.max(0, maxSteps - state.steps)),
+        // Read at every boundary: a pause or abort that arrived while a model call was in flight counts.
+        pause: () => this.status(),
+        callOptions: workflow.callOptions,
+        onEvent: (event) => {
+          if (event.type === "model-response") {
+            this.event("step", {
+              step: state.steps + event.step,
+              text: event.response.message.content,
+              toolCalls: event.response.message.toolCalls,
+              stopReason: event.response.stopReason,
+            });
+          } else if (event.type === "tool-results") {
+            this.event("tool-results", { results: event.results });
+          }
+        },
+      });
+    } catch (error) {
+      const failed = ProviderError.is(error)
+        ? error.toJSON()
+        : { kind: "internal", message: error instanceof Error ? error.message : String(error) };
+      // A retryable failure is tried again later; the history is untouched, so nothing is lost.
+      if (ProviderError.is(error) && error.retryable) {
+        this.event("retry", { error: failed });
+        await this.ctx.storage.setAlarm(Date.now() + Math.min(error.retryAfterMs ?? 2000, 60_000));
+        return;
+      }
+      this.finish("failed", failed);
+      return;
+    }
+    const now = Date.now();
+    const steps = state.steps + result.steps;
+    const usage = addUsage(state.usage, result.usage);
+    let status: TaskStatus = this.status() ?? state.status;
+    if (status === "running") {
+      if (result.status === "done") status = "done";
+      else if (result.status === "aborted") status = "aborted";
+      else if (result.status === "max-steps" && steps >= maxSteps) status = "max-steps";
+    }
+    // The loop only appends to the history: store the new messages, one row each.
+    this.append(result.messages.slice(state.history.length));
+    this.ctx.storage.sql.exec(
+      "UPDATE task SET steps = ?, usage = ?, status = ?, updated_at = ? WHERE id = ?",
+      steps,
+      JSON.stringify(usage),
+      status,
+      now,
+      state.id,
+    );
+    if (status !== "running") this.event("status", { status, usage, steps });
+    else await this.ctx.storage.setAlarm(Date.now());
+  }
+
+  private transition(from: readonly TaskStatus[], to: TaskStatus): TaskResult<TaskState> {
+    const state = this.load();
+    if (!state) return failure(404, "not_found", "no such task");
+    if (state.status === to) return { ok: true, value: state };
+    if (!from.includes(state.status))
+      return failure(409, "conflict", `task is ${state.status}; cannot become ${to}`);
+    this.ctx.storage.sql.exec(
+      "UPDATE task SET status = ?, updated_at = ? WHERE id = ?",
+      to,
+      Date.now(),
+      state.id,
+    );
+    this.event("status", { status: to });
+    return { ok: true, value: this.load()! };
+  }
+
+  private finish(status: TaskStatus, error: unknown): void {
+    const state = this.load();
+    if (!state) return;
+    this.ctx.storage.sql.exec(
+      "UPDATE task SET status = ?, error = ?, updated_at = ? WHERE id = ?",
+      status,
+      JSON.stringify(error),
+      Date.now(),
+      state.id,
+    );
+    this.event("status", { status, error });
+  }
+
+  /**
+   * One row per message, not one row for the whole history: a SQLite row holds at most 2 MB, and a long
+   * agent history with thinking blocks outgrows that.
+   */
+  private append(messages: readonly MessageInput[]): void {
+    for (const message of messages)
+      this.ctx.storage.sql.exec("INSERT INTO messages (json) VALUES (?)", JSON.stringify(message));
+  }
+
+  private event(type: string, data: unknown): void {
+    this.ctx.storage.sql.exec("INSERT INTO events (type, data) VALUES (?, ?)", type, JSON.stringify(data));
+  }
+
+  /** Only the status: read at every loop boundary, so it must not load the history. */
+  private status(): TaskStatus | undefined {
+    const row = this.ctx.storage.sql.exec<Row>("SELECT status FROM task LIMIT 1").toArray()[0];
+    return row ? (String(row.status) as TaskStatus) : undefined;
+  }
+
+  private load(): TaskState | undefined {
+    const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM task LIMIT 1").toArray()[0];
+    if (!row) return undefined;
+    return {
+      id: String(row.id),
+      workflow: String(row.workflow),
+      status: String(row.status) as TaskStatus,
+      steps: Number(row.steps),
+      usage: JSON.parse(String(row.usage)) as Usage,
+      history: this.ctx.storage.sql
+        .exec<Row>("SELECT json FROM messages ORDER BY seq")
+        .toArray()
+        .map((message) => JSON.parse(String(message.json)) as MessageInput),
+      error: row.error === null ? undefined : (JSON.parse(String(row.error)) as unknown),
+      createdAt: Number(row.created_at),
+      updatedAt: Number(row.updated_at),
+    };
+  }
+}
+
+/**
+ * Builds the `TaskObject` class for a runtime, so a Worker that imports modelwire can export its own:
+ * `export const TaskObject = createTaskObject(runtimeOf)`.
+ */
+export function createTaskObject(
+  runtimeOf: (env: unknown) => TaskRuntime,
+): new (
+  ctx: DurableObjectState,
+  env: unknown,
+) => TaskObjectBase {
+  return class TaskObject extends TaskObjectBase {
+    protected runtime(): TaskRuntime {
+      return runtimeOf(this.env);
+    }
+  };
+}
+
+function ensureSchema(sql: SqlStorage): void {
+  sql.exec(`CREATE TABLE IF NOT EXISTS task (
+    id TEXT PRIMARY KEY,
+    workflow TEXT NOT NULL,
+    status TEXT NOT NULL,
+    steps INTEGER NOT NULL,
+    usage TEXT NOT NULL,
+    error TEXT,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  )`);
+  sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");
+  sql.exec(
+    "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL)",
+  );
+}
+
+function failure(
+  status: number,
+  kind: string,
+  message: string,
+): { ok: false; status: number; error: { kind: string; message: string } } {
+  return { ok: false, status, error: { kind, message } };
+}
