@@ -1,0 +1,64 @@
+/**
+ * The substrate (DESIGN.md layer 5): what composes providers. Every wrapper is itself a `Provider`, so they
+ * nest — a `retry()` inside a `fallback()` inside another chain, observed by `withTelemetry()`.
+ *
+ * @module
+ */
+export {
+  type CacheImpact,
+  type CacheImpactOptions,
+  cacheImpact,
+  costOf,
+  type PriceSource,
+  type TokenPrices,
+} from "./cost.ts";
+export { extractBoxed } from "./extract-boxed.ts";
+export {
+  type CooldownStore,
+  type FallbackCooldown,
+  type FallbackEntry,
+  type FallbackEvent,
+  type FallbackFailure,
+  type FallbackOptions,
+  type FallbackTrigger,
+  fallback,
+} from "./fallback.ts";
+export {
+  checkPause,
+  isStopStatus,
+  type PauseLogger,
+  type PauseOptions,
+  type PauseState,
+} from "./pause.ts";
+export { type ProtocolName, type ProtocolOfOptions, protocolOf } from "./protocol-of.ts";
+export { providerAffinity } from "./provider-affinity.ts";
+export {
+  type CooldownConfig,
+  type CreateProviderOptions,
+  createProvider,
+  type ProviderConfig,
+  type ProviderFactory,
+  type ProviderFactoryContext,
+  type RetryConfig,
+} from "./provider-from-config.ts";
+export { type RetryEvent, type RetryOptions, rateLimitResetMs, retry } from "./retry.ts";
+export {
+  type AffinityPool,
+  type AffinityPoolOptions,
+  affinityPool,
+  type PinStore,
+  type SessionAffinity,
+  type SessionAffinityResolver,
+} from "./session-affinity.ts";
+export {
+  type ErrorTelemetry,
+  type FallbackTelemetry,
+  type RequestTelemetry,
+  type ResponseTelemetry,
+  type TelemetryCall,
+  type TelemetryEvent,
+  type TelemetryOptions,
+  type TelemetrySink,
+  withTelemetry,
+} from "./telemetry.ts";
+export { type Workflow, type WorkflowLimits, WorkflowRegistry } from "./workflows.ts";

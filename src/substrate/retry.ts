@@ -1,0 +1,293 @@
+/**
+ * `retry()`: a provider that retries transient failures of another, with full-jitter exponential backoff;
+ * and {@link rateLimitResetMs}, reading OpenAI-style `x-ratelimit-reset-*` headers.
+ *
+ * @module
+ */
+import type { CallOptions } from "../core/call-options.ts";
+import type { MessageInput } from "../core/message.ts";
+import type { Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider-error.ts";
+import type { Response } from "../core/response.ts";
+import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
+import type { ToolSpecInput } from "../core/tool-spec.ts";
+import { ValidationError } from "../core/validation-error.ts";
+import { abortedError } from "./aborted-error.ts";
+
+/** A retry about to happen. */
+export interface RetryEvent {
+  /** The attempt that failed (1 = the first call). */
+  attempt: number;
+  /** How long the wrapper waits before the next attempt. */
+  delayMs: number;
+  error: ProviderError;
+}
+
+/** Options of {@link retry}. */
+export interface RetryOptions {
+  /** Attempts in all, the first call included; default 3. `1` never retries. */
+  attempts?: number | undefined;
+  /** Base delay in milliseconds: attempt n waits up to `backoff × 2^(n-1)` (full jitter); default 500. */
+  backoff?: number | undefined;
+  /**
+   * Longest wait in milliseconds; default 30 000. A `retryAfterMs` beyond it is not waited out: the error
+   * is raised at once, so a fallback chain around the retry can move on.
+   */
+  maxDelay?: number | undefined;
+  /** Total time budget in milliseconds (by `now`): a wait that would end past it is not started. */
+  maxElapsed?: number | undefined;
+  /** Waits `ms`. Default: `setTimeout`. An abort of the call's signal ends the wait either way. */
+  sleep?: ((ms: number, signal?: AbortSignal) => Promise<void>) | undefined;
+  /** Uniform in [0, 1); default `Math.random`. */
+  random?: (() => number) | undefined;
+  /** Clock for `maxElapsed`, in milliseconds; default `Date.now`. */
+  now?: (() => number) | undefined;
+  /** Called before each wait. Exceptions from it are ignored. */
+  onRetry?: ((event: RetryEvent) => void) | undefined;
+}
+
+/**
+ * A provider that retries `provider` on retryable errors.
+ *
+ * - Only errors whose `retryable` is true are retried (rate limits, overload, 5xx, timeouts, network, cut
+ *   streams — unless the provider said otherwise, e.g. a spent quota). Never an abort, never a bad request.
+ * - Attempt n waits a uniformly random time in `[0, min(maxDelay, backoff × 2^(n-1)))` ("full jitter"), or
+ *   at least the error's `retryAfterMs` (from `retry-after`, `retry-after-ms`, …) when it has one.
+ * - An abort stops it, also during a wait (the wait ends at once with an `aborted` error).
+ * - A stream is retried only before its first content event: `usage` events are held until then, and an
+ *   error after output has reached the caller is raised with `partialOutput: true`.
+ *
+ * `name`, `model` and `protocol` are the wrapped provider's.
+ *
+ * @example
+ * ```ts
+ * const claude = retry(anthropic({ apiKey, model: "claude-sonnet-4-6" }), { attempts: 4, backoff: 1000 });
+ * // Tests: no real sleeping.
+ * const fast = retry(fake, { sleep: async () => {}, random: () => 0.5 });
+ * ```
+ */
+export function retry(provider: Provider, options: RetryOptions = {}): Provider {
+  const attempts = option(options.attempts, 3, "attempts", (value) => Number.isInteger(value) && value >= 1);
+  const backoff = option(options.backoff, 500, "backoff", (value) => value >= 0);
+  const maxDelay = option(options.maxDelay, 30_000, "maxDelay", (value) => value >= 0);
+  const maxElapsed = option(
+    options.maxElapsed,
+    Number.POSITIVE_INFINITY,
+    "maxElapsed",
+    (value) => value >= 0,
+  );
+  const sleep = options.sleep ?? timerSleep;
+  const random = options.random ?? Math.random;
+  const now = options.now ?? Date.now;
+
+  /** How long to wait after `attempt` failed with `error`, or `undefined` to raise it. */
+  const delayAfter = (attempt: number, error: unknown, signal: AbortSignal | undefined, started: number) => {
+    if (attempt >= attempts || signal?.aborted) return undefined;
+    if (!ProviderError.is(error) || !error.retryable || error.kind === "aborted") return undefined;
+    const ceiling = Math.min(maxDelay, backoff * 2 ** (attempt - 1));
+    const jittered = Math.floor(Math.min(Math.max(random(), 0), 1) * ceiling);
+    const retryAfter = error.retryAfterMs;
+    if (retryAfter !== undefined && retryAfter > maxDelay) return undefined;
+    const delay = retryAfter === undefined ? jittered : Math.max(jittered, retryAfter);
+    if (now() - started + delay > maxElapsed) return undefined;
+    try {
+      options.onRetry?.({ attempt, delayMs: delay, error });
+    } catch {
+      // A hook never changes the outcome.
+    }
+    return delay;
+  };
+
+  const wait = (ms: number, signal: AbortSignal | undefined) => abortableSleep(sleep, ms, signal, provider);
+
+  return {
+    name: provider.name,
+    model: provider.model,
+    protocol: provider.protocol,
+
+    async complete(
+      messages: readonly MessageInput[],
+      tools?: readonly ToolSpecInput[],
+      callOptions: CallOptions = {},
+    ): Promise<Response> {
+      const started = now();
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await provider.complete(messages, tools, callOptions);
+        } catch (error) {
+          const delay = delayAfter(attempt, error, callOptions.signal, started);
+          if (delay === undefined) throw error;
+          await wait(delay, callOptions.signal);
+        }
+      }
+    },
+
+    async *stream(
+      messages: readonly MessageInput[],
+      tools?: readonly ToolSpecInput[],
+      callOptions: CallOptions = {},
+    ): AsyncGenerator<StreamEvent, void, undefined> {
+      const started = now();
+      for (let attempt = 1; ; attempt++) {
+        const held: StreamEvent[] = [];
+        let outputSent = false;
+        try {
+          for await (const event of provider.stream(messages, tools, callOptions)) {
+            if (!outputSent && event.type !== "done") {
+              if (!isContentEvent(event)) {
+                held.push(event);
+                continue;
+              }
+              outputSent = true;
+            }
+            if (held.length > 0) {
+              yield* held;
+              held.length = 0;
+            }
+            yield event;
+            if (event.type === "done") return;
+          }
+          throw new ProviderError({
+            kind: "truncated",
+            message: "stream ended without its final `done` event",
+            provider: provider.name,
+            model: provider.model,
+            partialOutput: outputSent,
+          });
+        } catch (error) {
+          if (outputSent) {
+            throw ProviderError.is(error) && !error.partialOutput
+              ? error.with({ partialOutput: true })
+              : error;
+          }
+          const delay = delayAfter(attempt, error, callOptions.signal, started);
+          if (delay === undefined) throw error;
+          await wait(delay, callOptions.signal);
+        }
+      }
+    },
+  };
+}
+
+function option(
+  value: number | undefined,
+  fallback: number,
+  path: string,
+  valid: (value: number) => boolean,
+): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || Number.isNaN(value) || !valid(value)) {
+    throw new ValidationError([{ path, message: `invalid value ${JSON.stringify(value)}` }]);
+  }
+  return value;
+}
+
+function timerSleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    // On abort, stop the timer; abortableSleep has already rejected.
+    signal?.addEventListener("abort", done, { once: true });
+  });
+}
+
+/** `sleep(ms)`, ended early by an abort of `signal` with an `aborted` error, whatever `sleep` does. */
+function abortableSleep(
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>,
+  ms: number,
+  signal: AbortSignal | undefined,
+  provider: Provider,
+): Promise<void> {
+  if (!signal) return sleep(ms);
+  if (signal.aborted) return Promise.reject(abortedError(provider, signal));
+  return new Promise((resolve, reject) => {
+    const onAbort = () => reject(abortedError(provider, signal));
+    signal.addEventListener("abort", onAbort, { once: true });
+    sleep(ms, signal).then(
+      () => {
+        signal.removeEventListener("abort", onAbort);
+        if (signal.aborted) reject(abortedError(provider, signal));
+        else resolve();
+      },
+      (error: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(signal.aborted ? abortedError(provider, signal) : error);
+      },
+    );
+  });
+}
+
+const UNIT_MS: Record<string, number> = {
+  ns: 1e-6,
+  us: 1e-3,
+  µs: 1e-3,
+  μs: 1e-3,
+  ms: 1,
+  s: 1000,
+  m: 60_000,
+  h: 3_600_000,
+};
+
+/**
+ * Milliseconds until a rate limit resets, from OpenAI-style `x-ratelimit-reset-*` headers
+ * (`x-ratelimit-reset-requests: 1s`, `x-ratelimit-reset-tokens: 6m0s`, `20ms`, `1h2m3.5s`; a bare number is
+ * seconds). When the matching `x-ratelimit-remaining-*` header says a limit is spent (`0`), only spent
+ * limits count; otherwise the longest reset does. `undefined` when no such header can be read. Rounded up to
+ * whole milliseconds.
+ *
+ * @example
+ * ```ts
+ * rateLimitResetMs(new Headers({ "x-ratelimit-reset-requests": "1s", "x-ratelimit-reset-tokens": "6m0s" }));
+ * // 360000
+ * rateLimitResetMs({
+ *   "x-ratelimit-remaining-requests": "0", "x-ratelimit-reset-requests": "20ms",
+ *   "x-ratelimit-remaining-tokens": "9000", "x-ratelimit-reset-tokens": "6m0s",
+ * }); // 20
+ * ```
+ */
+export function rateLimitResetMs(
+  headers: Headers | Readonly<Record<string, string | undefined>>,
+): number | undefined {
+  const entries: [string, string][] = [];
+  if (typeof (headers as Headers).forEach === "function" && typeof (headers as Headers).get === "function") {
+    (headers as Headers).forEach((value, name) => {
+      entries.push([name.toLowerCase(), value]);
+    });
+  } else {
+    for (const [name, value] of Object.entries(headers)) {
+      if (typeof value === "string") entries.push([name.toLowerCase(), value]);
+    }
+  }
+  const remaining = new Map<string, string>();
+  const resets: { limit: string; ms: number }[] = [];
+  for (const [name, value] of entries) {
+    const reset = /^x-ratelimit-reset(?:-(.+))?$/.exec(name);
+    if (reset) {
+      const ms = parseDuration(value);
+      if (ms !== undefined) resets.push({ limit: reset[1] ?? "", ms });
+      continue;
+    }
+    const left = /^x-ratelimit-remaining(?:-(.+))?$/.exec(name);
+    if (left) remaining.set(left[1] ?? "", value.trim());
+  }
+  if (resets.length === 0) return undefined;
+  const spent = resets.filter(({ limit }) => remaining.get(limit) === "0");
+  const counted = spent.length > 0 ? spent : resets;
+  return Math.ceil(Math.max(...counted.map(({ ms }) => ms)));
+}
+
+/** `"6m0s"` → 360000; `"1.5"` → 1500; unreadable → undefined. */
+function parseDuration(text: string): number | undefined {
+  const value = text.trim();
+  if (/^\d+(?:\.\d+)?$/.test(value)) return Number(value) * 1000;
+  if (!/^(?:\d+(?:\.\d+)?(?:ns|us|µs|μs|ms|s|m|h))+$/.test(value)) return undefined;
+  let total = 0;
+  for (const [, amount, unit] of value.matchAll(/(\d+(?:\.\d+)?)(ns|us|µs|μs|ms|s|m|h)/g)) {
+    total += Number(amount) * UNIT_MS[unit!]!;
+  }
+  return total;
+}

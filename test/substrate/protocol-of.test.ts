@@ -1,0 +1,75 @@
+import { describe, expect, it, vi } from "vitest";
+import { protocolOf } from "../../src/substrate/index.ts";
+
+describe("protocolOf", () => {
+  it("an absent or empty value is the documented default, and stays quiet", () => {
+    const warn = vi.fn();
+    for (const value of [undefined, null, "", "   "]) expect(protocolOf(value, { warn })).toBe("openai-chat");
+    expect(protocolOf(undefined, { warn, default: "anthropic" })).toBe("anthropic");
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("returns known names, in any case and with surrounding blanks, quietly", () => {
+    const warn = vi.fn();
+    expect(protocolOf("anthropic", { warn })).toBe("anthropic");
+    expect(protocolOf("openai-chat", { warn })).toBe("openai-chat");
+    expect(protocolOf("openai-responses", { warn })).toBe("openai-responses");
+    expect(protocolOf("bedrock", { warn })).toBe("bedrock");
+    expect(protocolOf(" Anthropic ", { warn })).toBe("anthropic");
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("accepts the wire-protocol names of Provider.protocol", () => {
+    expect(protocolOf("anthropic-messages")).toBe("anthropic");
+    expect(protocolOf("bedrock-converse")).toBe("bedrock");
+  });
+
+  it("a misspelt name is reported once with the closest known name, and gives undefined (anthropc → anthropic)", () => {
+    const warn = vi.fn();
+    expect(protocolOf("anthropc", { warn })).toBeUndefined();
+    expect(warn).toHaveBeenCalledTimes(1);
+    expect(warn.mock.calls[0]![0]).toBe(
+      'modelwire: unknown protocol "anthropc"; did you mean "anthropic"? (known protocols: anthropic, openai-chat, openai-responses, bedrock)',
+    );
+  });
+
+  it("suggests the closest name for other typos and prefixes", () => {
+    const suggestion = (value: string) => {
+      let message = "";
+      protocolOf(value, { warn: (text) => (message = text) });
+      return /did you mean "([^"]+)"/.exec(message)?.[1];
+    };
+    expect(suggestion("openai")).toBe("openai-chat");
+    expect(suggestion("open-ai-chat")).toBe("openai-chat");
+    expect(suggestion("openai-response")).toBe("openai-responses");
+    expect(suggestion("bedrok")).toBe("bedrock");
+    expect(suggestion("anthropic-message")).toBe("anthropic");
+    expect(suggestion("gemini")).toBeUndefined();
+  });
+
+  it("a value of the wrong type is reported and gives undefined", () => {
+    for (const value of [42, true, ["anthropic"], { name: "anthropic" }, Symbol("x")]) {
+      const warn = vi.fn();
+      expect(protocolOf(value, { warn })).toBeUndefined();
+      expect(warn).toHaveBeenCalledTimes(1);
+      expect(warn.mock.calls[0]![0]).toMatch(
+        /^modelwire: protocol must be a string, got .+ \(known protocols: /,
+      );
+    }
+  });
+
+  it("warns through console.warn by default", () => {
+    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+    try {
+      protocolOf("anthropc");
+      expect(spy).toHaveBeenCalledTimes(1);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("never resolves Object.prototype names", () => {
+    expect(protocolOf("constructor", { warn: () => {} })).toBeUndefined();
+    expect(protocolOf("__proto__", { warn: () => {} })).toBeUndefined();
+  });
+});
