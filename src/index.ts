@@ -90,6 +90,7 @@ export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput 
 export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
 export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";
 export type { OpenAIChatEndpointProfile, TextToolCallFormat } from "./protocols/openai-chat/index.ts";
+export type { OpenAIResponsesOutputItem } from "./protocols/openai-responses/index.ts";
 export {
   type AffinityCall,
   type AffinityResolver,
@@ -112,6 +113,12 @@ export {
   openAIChatEndpointProfile,
   openaiChat,
 } from "./providers/openai-chat.ts";
+export {
+  type OpenAIResponsesCallOptions,
+  type OpenAIResponsesProvider,
+  type OpenAIResponsesSettings,
+  openaiResponses,
+} from "./providers/openai-responses.ts";
 export {
   type AffinityPool,
   type AffinityPoolOptions,

@@ -7,6 +7,7 @@
 import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { WireError } from "../wire/wire-error.ts";
+import { rateLimitResetMs } from "./rate-limit-reset.ts";
 
 /** Who is calling, for errors. `secrets` are scrubbed from anything an error keeps. */
 export interface TransportContext {
@@ -81,7 +82,10 @@ export async function providerErrorFromResponse(
     message: `${context.provider} ${response.status}: ${info.message}`,
     status: response.status,
     retryable: shouldRetry === "true" ? true : shouldRetry === "false" ? false : info.retryable,
-    retryAfterMs: retryAfterMs(response.headers),
+    // Retry-After first; a 429 without it may still say when its limit resets (x-ratelimit-reset-*).
+    retryAfterMs:
+      retryAfterMs(response.headers) ??
+      (response.status === 429 ? rateLimitResetMs(response.headers) : undefined),
     code: info.code,
     requestId:
       info.requestId ??

@@ -14,6 +14,7 @@ import type { AffinityResolver } from "../providers/affinity.ts";
 import { anthropic } from "../providers/anthropic.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "../providers/anthropic-model-profiles.ts";
 import { type OpenAIChatEndpoint, openaiChat } from "../providers/openai-chat.ts";
+import { openaiResponses } from "../providers/openai-responses.ts";
 import { closestName } from "./closest-name.ts";
 import { type CooldownStore, type FallbackTrigger, fallback } from "./fallback.ts";
 import { type ProtocolName, protocolOf } from "./protocol-of.ts";
@@ -233,14 +234,28 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         affinity: context.affinity,
       }),
     }),
+  "openai-responses": (config, context) => {
+    const headers: Record<string, string> = { ...config.headers };
+    if (config.organization) headers["openai-organization"] = config.organization;
+    if (config.project) headers["openai-project"] = config.project;
+    return openaiResponses({
+      model: config.model,
+      ...defined({
+        apiKey: config.apiKey,
+        baseURL: config.baseURL,
+        headers: Object.keys(headers).length > 0 ? headers : undefined,
+        fetch: context.fetch,
+      }),
+    });
+  },
 };
 
 /**
  * A provider from a plain configuration object.
  *
- * - `protocol` selects the adapter: `anthropic` and `openai-chat` are built in; `openai-responses` and
- *   `bedrock` are built by factories passed in `options.factories` (a `ValidationError` on `protocol` says
- *   so when none is). An unknown or mistyped protocol is warned about (with the closest name) and refused
+ * - `protocol` selects the adapter: `anthropic`, `openai-chat` and `openai-responses` are built in; `bedrock`
+ *   is built by a factory passed in `options.factories` (a `ValidationError` on `protocol` says so when
+ *   none is). An unknown or mistyped protocol is warned about (with the closest name) and refused
  *   with a `ValidationError` naming `protocol` — never replaced by the default.
  * - `retry` wraps the provider in `retry()`; `fallback` lists the entries tried after it, each a config of
  *   its own (with its own `triggers`, `retry`, even `fallback`), giving `fallback([this, ...entries])`.

@@ -156,9 +156,9 @@ describe("createProvider: refusals name the field", () => {
     expect(error.message).toContain('did you mean "openai-chat"?');
   });
 
-  it("a known protocol this build does not construct asks for its factory", () => {
-    for (const protocol of ["openai-responses", "bedrock"]) {
-      const error = refusal({ protocol, model: "m" });
+  it("a known protocol with no factory (a build without it, or one removed) asks for its factory", () => {
+    for (const protocol of ["openai-responses", "bedrock"] as const) {
+      const error = refusal({ protocol, model: "m" }, { factories: { [protocol]: undefined } });
       expect(error.issues[0]!.path).toBe("protocol");
       expect(error.message).toContain(`factories: { "${protocol}"`);
     }
@@ -357,5 +357,27 @@ describe("createProvider: retry and fallback from config", () => {
     );
     await chain.complete(HI);
     expect(writes).toEqual([["0:anthropic:claude-sonnet-4-6", 10_005]]);
+  });
+});
+
+describe("createProvider: built-in openai-responses", () => {
+  it("builds an openaiResponses() provider from config", async () => {
+    const calls: string[] = [];
+    const provider = createProvider(
+      { protocol: "openai-responses", model: "gpt-5-mini", apiKey: KEY, organization: "org-1" },
+      {
+        fetch: (async (url: RequestInfo | URL, init?: RequestInit) => {
+          calls.push(`${String(url)} ${new Headers(init?.headers).get("openai-organization")}`);
+          return new Response(JSON.stringify({ error: { message: "nope", type: "invalid_request_error" } }), {
+            status: 400,
+          });
+        }) as typeof fetch,
+      },
+    );
+    expect(provider.protocol).toBe("openai-responses");
+    await expect(provider.complete([{ role: "user", content: "hi" }])).rejects.toMatchObject({
+      kind: "bad_request",
+    });
+    expect(calls).toEqual(["https://api.openai.com/v1/responses org-1"]);
   });
 });

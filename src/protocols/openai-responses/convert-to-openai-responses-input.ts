@@ -1,0 +1,499 @@
+import type { MessageInput } from "../../core/message.ts";
+import {
+  OPENAI_RESPONSES,
+  type OpenAIResponsesCallOutputItem,
+  type OpenAIResponsesInputItem,
+  type OpenAIResponsesOutputItem,
+} from "./openai-responses-wire.ts";
+
+/** What a tool call that has no recorded result gets, so the request stays valid. */
+export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
+
+/** The endpoint and model a request goes to, and how it keeps state. */
+export interface OpenAIResponsesReplayTarget {
+  model: string;
+  /** `native.origin` of the endpoint: `"openai"`, or the host of a Responses-compatible server. */
+  origin: string;
+  /**
+   * The request's `store`. With `store: false` the server keeps nothing, so a reasoning item can only be
+   * replayed with its `encrypted_content` (or its reasoning text); with `store: true` its id is enough.
+   */
+  store: boolean;
+  /**
+   * `previous_response_id`: the server already holds the conversation up to and including the last
+   * assistant turn, so only the messages after it are sent (and the system text, as `instructions`, which
+   * the server does not carry over).
+   */
+  previousResponseId?: string | undefined;
+}
+
+/** The converted conversation, and what had to be changed to make it valid. */
+export interface ConvertedOpenAIResponsesInput {
+  /** The system messages' text, joined by a blank line; `undefined` when there is none. */
+  instructions: string | undefined;
+  input: OpenAIResponsesInputItem[];
+  warnings: string[];
+}
+
+/** A call of the turn before, waiting for its result. */
+interface PendingCall {
+  /** The id the neutral history uses (what results name). */
+  original: string;
+  /** The `call_id` sent (differs when the original was taken or missing). */
+  sent: string;
+  kind: OpenAIResponsesCallOutputItem["type"];
+}
+
+interface AssistantTurn {
+  items: OpenAIResponsesInputItem[];
+  calls: PendingCall[];
+}
+
+/** Bookkeeping shared by every turn of one request. */
+interface RequestIds {
+  callIds: Set<string>;
+  itemIds: Set<string>;
+}
+
+/**
+ * Neutral history → Responses `instructions` and `input`. Pure and total: it never throws, whatever a
+ * stored history holds (seed 004: a raise here wedges the session, because every later turn re-converts the
+ * same record). What it cannot send faithfully it drops or repairs, and says so in `warnings`.
+ *
+ * - **Order is meaning.** An assistant turn whose `native` came from this protocol, origin and model is
+ *   replayed from `native.blocks`: the output items verbatim and in emission order (reasoning with its id and
+ *   `encrypted_content`, messages, function calls, hosted-tool items). The API binds a reasoning item to the
+ *   item that follows it, so reasoning → call_a → reasoning → call_b goes back exactly so (seed 004: "assistant
+ *   replay reordered reasoning against calls" sent all reasoning first).
+ * - On any provenance mismatch the turn is rebuilt from `content` (an assistant message) and `toolCalls`
+ *   (`function_call` items), and its reasoning is dropped — never sent to another provider or model, never
+ *   demoted to text.
+ * - Replayed items the API would reject are repaired: a reasoning item that cannot be resolved (no
+ *   `encrypted_content` nor reasoning text with `store: false`, or a duplicate id) is left out and the items
+ *   it led to lose their ids (they would name a reasoning item that is not there); a reasoning item with no
+ *   item after it (an `incomplete` turn, two in a row) is left out; a call without `call_id` or name is left
+ *   out; a repeated item id is removed, a repeated `call_id` renamed (its results follow the new id).
+ * - Tool results become `function_call_output` (or `custom_tool_call_output`) items right after the turn
+ *   that made the call; a call with no result gets an error output ({@link MISSING_TOOL_RESULT}); a result
+ *   answering no call becomes user text.
+ * - System messages become `instructions`; user text becomes a user message after that message's results.
+ */
+export function convertToOpenAIResponsesInput(
+  messages: readonly MessageInput[] | readonly unknown[],
+  target: OpenAIResponsesReplayTarget,
+): ConvertedOpenAIResponsesInput {
+  const warnings: string[] = [];
+  const system: string[] = [];
+  const input: OpenAIResponsesInputItem[] = [];
+  const ids: RequestIds = { callIds: new Set(), itemIds: new Set() };
+  let pending: PendingCall[] = [];
+  /** Results answering no call, as user text, held while calls are still unanswered. */
+  let orphans: OpenAIResponsesInputItem[] = [];
+  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
+
+  // With previous_response_id the server holds everything through the last assistant turn.
+  let heldByServer = -1;
+  if (typeof target.previousResponseId === "string" && target.previousResponseId !== "") {
+    for (let index = list.length - 1; index >= 0; index--) {
+      const raw = list[index];
+      if (isRecord(raw) && raw.role === "assistant") {
+        heldByServer = index;
+        break;
+      }
+    }
+  }
+
+  const flushPending = () => {
+    if (pending.length > 0) {
+      warnings.push(
+        `tool call(s) ${pending.map((call) => call.sent).join(", ")} have no recorded result; answered with an error result`,
+      );
+      for (const call of pending)
+        input.push({ type: call.kind, call_id: call.sent, output: `Error: ${MISSING_TOOL_RESULT}` });
+      pending = [];
+    }
+    input.push(...orphans);
+    orphans = [];
+  };
+  const answer = (callId: unknown, content: string, isError: boolean, where: string) => {
+    let call: PendingCall | undefined;
+    if (isNonEmptyString(callId)) {
+      call =
+        pending.find((candidate) => candidate.original === callId) ??
+        pending.find((candidate) => candidate.sent === callId);
+    } else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
+      call = pending[0];
+      warnings.push(`${where}: tool result without a call id; bound to call ${call?.sent}`);
+    }
+    if (call === undefined) {
+      warnings.push(
+        `${where}: tool result for ${safeJson(callId)} answers no call of the turn before it; sent as text`,
+      );
+      const label = isError ? "error result" : "result";
+      const text: OpenAIResponsesInputItem = {
+        role: "user",
+        content: `[tool ${label} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`,
+      };
+      if (pending.length > 0) orphans.push(text);
+      else input.push(text);
+      return;
+    }
+    const answered = call;
+    pending = pending.filter((candidate) => candidate !== answered);
+    input.push({
+      type: answered.kind,
+      call_id: answered.sent,
+      output: isError && !/^error\b/i.test(content) ? `Error: ${content}` : content,
+    });
+    // The turn's calls are all answered: held texts go out now, in the order they came.
+    if (pending.length === 0) flushPending();
+  };
+
+  list.forEach((raw, index) => {
+    if (!isRecord(raw)) {
+      warnings.push(`messages[${index}]: not a message object; left out`);
+      return;
+    }
+    switch (raw.role) {
+      case "system": {
+        const text = textOf(raw.content, index, warnings);
+        if (!isBlank(text)) system.push(text);
+        return;
+      }
+      case "user":
+      case "tool": {
+        if (index <= heldByServer) return;
+        const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
+        results.forEach((result: unknown, position) => {
+          const where = `messages[${index}].toolResults[${position}]`;
+          if (!isRecord(result)) {
+            warnings.push(`${where}: not a tool result; left out`);
+            return;
+          }
+          answer(result.callId, textOf(result.content, index, warnings), result.isError === true, where);
+        });
+        const text = textOf(raw.content, index, warnings);
+        if (!isBlank(text)) {
+          flushPending();
+          input.push({ role: "user", content: text });
+        }
+        return;
+      }
+      case "assistant": {
+        if (index < heldByServer) return;
+        flushPending();
+        if (index === heldByServer) {
+          // The server has this turn's items; only its calls matter here, for the results that follow.
+          pending = heldCalls(raw);
+          return;
+        }
+        const turn = assistantTurn(raw, index, target, warnings, ids);
+        input.push(...turn.items);
+        pending = turn.calls;
+        return;
+      }
+      default:
+        warnings.push(`messages[${index}]: unknown role ${safeJson(raw.role)}; left out`);
+    }
+  });
+  flushPending();
+  return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input, warnings };
+}
+
+function assistantTurn(
+  raw: Record<string, unknown>,
+  index: number,
+  target: OpenAIResponsesReplayTarget,
+  warnings: string[],
+  ids: RequestIds,
+): AssistantTurn {
+  const native = isRecord(raw.native) ? raw.native : undefined;
+  if (native !== undefined && Array.isArray(native.blocks)) {
+    if (
+      native.protocol === OPENAI_RESPONSES &&
+      native.origin === target.origin &&
+      native.model === target.model
+    ) {
+      const replayed = replayNative(native.blocks, index, target, warnings, ids);
+      if (replayed.items.length > 0) return replayed;
+      warnings.push(
+        `messages[${index}]: nothing in native.blocks could be replayed; rebuilt from its text and tool calls`,
+      );
+    } else {
+      const reasoning = native.blocks.filter(isReasoningBlock).length;
+      const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
+      warnings.push(
+        `messages[${index}]: produced by ${safeString(native.protocol)}/${safeString(native.origin)}/${safeString(native.model)}, ` +
+          `sent to ${OPENAI_RESPONSES}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
+      );
+    }
+  }
+  return rebuildTurn(raw, index, native?.protocol === OPENAI_RESPONSES, warnings, ids);
+}
+
+/** A turn from its neutral fields: the text as an assistant message, then each call as a `function_call`. */
+function rebuildTurn(
+  raw: Record<string, unknown>,
+  index: number,
+  fromThisProtocol: boolean,
+  warnings: string[],
+  ids: RequestIds,
+): AssistantTurn {
+  const items: OpenAIResponsesInputItem[] = [];
+  const calls: PendingCall[] = [];
+  const text = textOf(raw.content, index, warnings);
+  if (!isBlank(text)) items.push({ role: "assistant", content: text });
+  const toolCalls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
+  toolCalls.forEach((call: unknown, position) => {
+    const where = `messages[${index}].toolCalls[${position}]`;
+    if (!isRecord(call) || !isNonEmptyString(call.name)) {
+      warnings.push(`${where}: tool call without a name; left out`);
+      return;
+    }
+    let original: string;
+    if (isNonEmptyString(call.id)) original = call.id;
+    else {
+      original = `call_${index}_${position}`;
+      warnings.push(`${where}: tool call without an id; sent as ${original}`);
+    }
+    const sent = uniqueCallId(original, ids, where, warnings);
+    items.push({
+      type: "function_call",
+      call_id: sent,
+      name: call.name,
+      arguments: argumentsText(call, fromThisProtocol),
+    });
+    calls.push({ original, sent, kind: "function_call_output" });
+  });
+  if (items.length === 0) {
+    warnings.push(`messages[${index}]: assistant turn with no text and no tool calls; left out`);
+  }
+  return { items, calls };
+}
+
+interface Entry {
+  item: OpenAIResponsesOutputItem;
+  reasoning: boolean;
+  dropped: boolean;
+}
+
+/** `native.blocks` as sent: verbatim and in order, minus what the API would reject. */
+function replayNative(
+  blocks: readonly unknown[],
+  index: number,
+  target: OpenAIResponsesReplayTarget,
+  warnings: string[],
+  ids: RequestIds,
+): AssistantTurn {
+  const entries: Entry[] = [];
+  blocks.forEach((block, position) => {
+    const where = `messages[${index}].native.blocks[${position}]`;
+    if (!isRecord(block) || typeof block.type !== "string") {
+      warnings.push(`${where}: not an output item; left out`);
+      return;
+    }
+    const item = block as OpenAIResponsesOutputItem;
+    switch (item.type) {
+      case "reasoning": {
+        const duplicate = isNonEmptyString(item.id) && ids.itemIds.has(item.id);
+        const resolvable = target.store || isNonEmptyString(item.encrypted_content) || hasReasoningText(item);
+        if (duplicate || !resolvable) {
+          warnings.push(
+            duplicate
+              ? `${where}: reasoning item ${item.id} already sent in this request; left out`
+              : `${where}: reasoning item without encrypted_content cannot be resolved with store: false; left out`,
+          );
+          entries.push({ item, reasoning: true, dropped: true });
+          return;
+        }
+        if (isNonEmptyString(item.id)) ids.itemIds.add(item.id);
+        entries.push({ item, reasoning: true, dropped: false });
+        return;
+      }
+      case "function_call":
+      case "custom_tool_call": {
+        if (!isNonEmptyString(item.call_id) || !isNonEmptyString(item.name)) {
+          warnings.push(`${where}: ${item.type} without a call_id or a name; left out`);
+          entries.push({ item, reasoning: false, dropped: true });
+          return;
+        }
+        const field = item.type === "function_call" ? "arguments" : "input";
+        let repaired = item;
+        if (typeof item[field] !== "string") {
+          const text = item.type === "function_call" ? objectJson(item.arguments) : "";
+          warnings.push(`${where}: ${field} is not text; sent as ${JSON.stringify(text)}`);
+          repaired = { ...item, [field]: text };
+        }
+        entries.push({ item: repaired, reasoning: false, dropped: false });
+        return;
+      }
+      case "function_call_output":
+      case "custom_tool_call_output":
+        warnings.push(`${where}: a tool result inside an assistant turn; left out`);
+        return;
+      default:
+        entries.push({ item, reasoning: false, dropped: false });
+    }
+  });
+
+  // Items that followed a reasoning item which is not sent lose their ids: with an id, the API looks for
+  // the reasoning item they were produced with and rejects the request when it is missing.
+  let unbound = false;
+  for (const entry of entries) {
+    if (entry.reasoning) {
+      unbound = entry.dropped;
+      continue;
+    }
+    if (entry.dropped) continue;
+    if (isNonEmptyString(entry.item.id) && (unbound || ids.itemIds.has(entry.item.id))) {
+      if (!unbound)
+        warnings.push(
+          `messages[${index}]: item id ${entry.item.id} already sent in this request; id removed`,
+        );
+      const { id: _id, ...rest } = entry.item;
+      entry.item = rest as OpenAIResponsesOutputItem;
+    }
+    if (isNonEmptyString(entry.item.id)) ids.itemIds.add(entry.item.id);
+  }
+
+  const kept = entries.filter((entry) => !entry.dropped);
+  const items: OpenAIResponsesInputItem[] = [];
+  const calls: PendingCall[] = [];
+  kept.forEach((entry, position) => {
+    if (entry.reasoning) {
+      const next = kept[position + 1];
+      if (next === undefined || next.reasoning) {
+        // The API rejects a reasoning item "provided without its required following item".
+        warnings.push(
+          `messages[${index}]: reasoning item ${safeString(entry.item.id)} has no item after it; left out`,
+        );
+        return;
+      }
+      items.push(entry.item);
+      return;
+    }
+    let item = entry.item;
+    if (item.type === "function_call" || item.type === "custom_tool_call") {
+      const original = item.call_id as string;
+      const sent = uniqueCallId(original, ids, `messages[${index}].native`, warnings);
+      if (sent !== original) item = { ...item, call_id: sent };
+      calls.push({
+        original,
+        sent,
+        kind: item.type === "function_call" ? "function_call_output" : "custom_tool_call_output",
+      });
+    }
+    items.push(item);
+  });
+  return { items, calls };
+}
+
+/** The calls of a turn the server holds (`previous_response_id`): from its items, else its tool calls. */
+function heldCalls(raw: Record<string, unknown>): PendingCall[] {
+  const calls: PendingCall[] = [];
+  const native = isRecord(raw.native) ? raw.native : undefined;
+  if (native?.protocol === OPENAI_RESPONSES && Array.isArray(native.blocks)) {
+    for (const block of native.blocks) {
+      if (!isRecord(block) || !isNonEmptyString(block.call_id)) continue;
+      if (block.type === "function_call")
+        calls.push({ original: block.call_id, sent: block.call_id, kind: "function_call_output" });
+      else if (block.type === "custom_tool_call")
+        calls.push({ original: block.call_id, sent: block.call_id, kind: "custom_tool_call_output" });
+    }
+    if (calls.length > 0) return calls;
+  }
+  const toolCalls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
+  for (const call of toolCalls) {
+    if (isRecord(call) && isNonEmptyString(call.id))
+      calls.push({ original: call.id, sent: call.id, kind: "function_call_output" });
+  }
+  return calls;
+}
+
+/** `original`, or `original_<n>` when a call of this request already uses it. */
+function uniqueCallId(original: string, ids: RequestIds, where: string, warnings: string[]): string {
+  let sent = original;
+  for (let n = 2; ids.callIds.has(sent); n++) sent = `${original}_${n}`;
+  if (sent !== original)
+    warnings.push(`${where}: call id ${original} already used in this request; sent as ${sent}`);
+  ids.callIds.add(sent);
+  return sent;
+}
+
+function argumentsText(call: Record<string, unknown>, fromThisProtocol: boolean): string {
+  // The original text, when this protocol produced it: a truncated call is replayed as it was.
+  if (fromThisProtocol && typeof call.argumentsText === "string") return call.argumentsText;
+  if (typeof call.arguments === "string") return call.arguments;
+  if (isPlainObject(call.arguments)) {
+    // A value JSON cannot hold (a BigInt, a cycle) must not make replay throw.
+    const text = safeJson(call.arguments);
+    if (text !== undefined) return text;
+  }
+  if (typeof call.argumentsText === "string") return call.argumentsText;
+  return "{}";
+}
+
+function objectJson(value: unknown): string {
+  if (isPlainObject(value)) return safeJson(value) ?? "{}";
+  return "{}";
+}
+
+function hasReasoningText(item: Record<string, unknown>): boolean {
+  return (
+    Array.isArray(item.content) &&
+    item.content.some((part) => isRecord(part) && typeof part.text === "string" && part.text !== "")
+  );
+}
+
+/** Reasoning of any protocol: Responses `reasoning` items, Anthropic thinking, Chat `reasoning_content`. */
+function isReasoningBlock(block: unknown): boolean {
+  if (!isRecord(block)) return false;
+  return (
+    block.type === "reasoning" ||
+    block.type === "thinking" ||
+    block.type === "redacted_thinking" ||
+    (typeof block.reasoning_content === "string" && block.reasoning_content !== "")
+  );
+}
+
+function textOf(value: unknown, index: number, warnings: string[]): string {
+  if (typeof value === "string") return value;
+  if (value === undefined || value === null) return "";
+  if (typeof value === "number" || typeof value === "boolean") return String(value);
+  warnings.push(`messages[${index}]: content is not text; left out`);
+  return "";
+}
+
+/** `JSON.stringify` that never throws (`undefined` for what JSON cannot hold). */
+function safeJson(value: unknown): string | undefined {
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return undefined;
+  }
+}
+
+/** `String()` that never throws (objects without a prototype have no `toString`). */
+function safeString(value: unknown): string {
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value);
+  }
+}
+
+function isBlank(text: string): boolean {
+  return text.trim() === "";
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isNonEmptyString(value: unknown): value is string {
+  return typeof value === "string" && value !== "";
+}
