@@ -471,6 +471,24 @@ describe("openaiChat() errors", () => {
     expect(ms.retryAfterMs).toBe(250);
   });
 
+  it("429 without Retry-After takes the wait from x-ratelimit-reset-* (the spent limit's)", async () => {
+    const error = await failure(
+      provider(() =>
+        errorResponse(
+          429,
+          { message: "Rate limit reached for requests", code: "rate_limit_exceeded" },
+          {
+            "x-ratelimit-remaining-requests": "0",
+            "x-ratelimit-reset-requests": "1.5s",
+            "x-ratelimit-remaining-tokens": "9000",
+            "x-ratelimit-reset-tokens": "6m0s",
+          },
+        ),
+      ).complete(HI),
+    );
+    expect(error).toMatchObject({ kind: "rate_limit", retryAfterMs: 1500 });
+  });
+
   it("429 insufficient_quota → rate_limit but not retryable", async () => {
     const error = await failure(
       provider(() =>
