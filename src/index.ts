@@ -89,6 +89,11 @@ export {
 export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./core/tool-spec.ts";
 export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
 export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";
+export {
+  BEDROCK_CONVERSE,
+  mapBedrockException,
+  mapBedrockHttpError,
+} from "./protocols/bedrock-converse/index.ts";
 export type { OpenAIChatEndpointProfile, TextToolCallFormat } from "./protocols/openai-chat/index.ts";
 export type { OpenAIResponsesOutputItem } from "./protocols/openai-responses/index.ts";
 export {
@@ -105,6 +110,16 @@ export {
   anthropicModelProfile,
   type ModelPrices,
 } from "./providers/anthropic-model-profiles.ts";
+export {
+  BEDROCK_ANTHROPIC_VERSION,
+  BEDROCK_BEARER_ENV,
+  type BedrockApi,
+  type BedrockAuth,
+  type BedrockCredentials,
+  type BedrockSettings,
+  bedrock,
+  encodeModelId,
+} from "./providers/bedrock.ts";
 export { retryAfterMs, type TransportContext, toProviderError } from "./providers/http.ts";
 export {
   type OpenAIChatEndpoint,
@@ -174,6 +189,18 @@ export {
   WorkflowRegistry,
   withTelemetry,
 } from "./substrate/index.ts";
+export {
+  type AwsEventFrame,
+  AwsEventStreamDecoder,
+  type AwsEventStreamOptions,
+  type AwsFrameInfo,
+  type AwsHeaderValue,
+  DEFAULT_AWS_MAX_FRAME_BYTES,
+  decodeAwsEventFrame,
+  frameInfo,
+  readAwsEventStream,
+} from "./wire/aws-event-stream.ts";
+export { crc32 } from "./wire/crc32.ts";
 export {
   DEFAULT_SSE_MAX_BUFFER,
   type ReadSseOptions,

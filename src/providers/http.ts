@@ -7,7 +7,6 @@
 import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { WireError } from "../wire/wire-error.ts";
-import { rateLimitResetMs } from "./rate-limit-reset.ts";
 
 /** Who is calling, for errors. `secrets` are scrubbed from anything an error keeps. */
 export interface TransportContext {
@@ -23,10 +22,12 @@ export interface ErrorBodyInfo {
   code?: string | undefined;
   requestId?: string | undefined;
   retryable?: boolean | undefined;
+  /** A wait the protocol found beyond `Retry-After` (used when `Retry-After` is absent). */
+  retryAfterMs?: number | undefined;
 }
 
-/** Protocol-specific reading of an error response body (already parsed as JSON when it was JSON). */
-export type ErrorBodyMapper = (status: number, body: unknown) => ErrorBodyInfo;
+/** Protocol-specific reading of an error response (the body already parsed as JSON when it was JSON). */
+export type ErrorBodyMapper = (status: number, body: unknown, headers: Headers) => ErrorBodyInfo;
 
 /** A POST request. */
 export interface PostRequest {
@@ -75,17 +76,15 @@ export async function providerErrorFromResponse(
   } catch {
     body = undefined;
   }
-  const info = mapErrorBody(response.status, body);
+  const info = mapErrorBody(response.status, body, response.headers);
   const shouldRetry = response.headers.get("x-should-retry");
   return new ProviderError({
     kind: info.kind,
     message: `${context.provider} ${response.status}: ${info.message}`,
     status: response.status,
     retryable: shouldRetry === "true" ? true : shouldRetry === "false" ? false : info.retryable,
-    // Retry-After first; a 429 without it may still say when its limit resets (x-ratelimit-reset-*).
-    retryAfterMs:
-      retryAfterMs(response.headers) ??
-      (response.status === 429 ? rateLimitResetMs(response.headers) : undefined),
+    // Retry-After first; then what the protocol reads elsewhere (OpenAI's x-ratelimit-reset-*).
+    retryAfterMs: retryAfterMs(response.headers) ?? info.retryAfterMs,
     code: info.code,
     requestId:
       info.requestId ??

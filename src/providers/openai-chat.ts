@@ -25,6 +25,7 @@ import {
 import { readSseBatches } from "../wire/sse.ts";
 import { type AffinityResolver, applyAffinity } from "./affinity.ts";
 import { endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
+import { withRateLimitReset } from "./rate-limit-reset.ts";
 
 /** Built-in endpoint kinds. */
 export type OpenAIChatEndpointKind = "openai" | "vllm" | "ollama" | "generic";
@@ -175,7 +176,7 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
       body: JSON.stringify(body),
       signal: options.signal,
       context: transport,
-      mapErrorBody: mapOpenAIError,
+      mapErrorBody: withRateLimitReset(mapOpenAIError),
     });
     return { response, context };
   };

@@ -23,6 +23,7 @@ import {
 } from "../protocols/openai-responses/index.ts";
 import { readSseBatches } from "../wire/sse.ts";
 import { endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
+import { withRateLimitReset } from "./rate-limit-reset.ts";
 
 /** Settings of {@link openaiResponses}. */
 export interface OpenAIResponsesSettings {
@@ -135,7 +136,7 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
       body: JSON.stringify(body),
       signal: options.signal,
       context: transport,
-      mapErrorBody: mapOpenAIError,
+      mapErrorBody: withRateLimitReset(mapOpenAIError),
     });
     return { response, context };
   };

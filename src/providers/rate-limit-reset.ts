@@ -75,3 +75,16 @@ function parseDuration(text: string): number | undefined {
   }
   return total;
 }
+
+/**
+ * The error mapping of OpenAI-style providers: `mapOpenAIError`, plus the wait from `x-ratelimit-reset-*`
+ * for a 429 (used when there is no `Retry-After`).
+ */
+export function withRateLimitReset<T extends object>(
+  map: (status: number, body: unknown) => T,
+): (status: number, body: unknown, headers: Headers) => T & { retryAfterMs?: number | undefined } {
+  return (status, body, headers) => {
+    const info = map(status, body);
+    return status === 429 ? { ...info, retryAfterMs: rateLimitResetMs(headers) } : info;
+  };
+}

@@ -13,6 +13,7 @@ import { formatPath, ValidationError, type ValidationIssue } from "../core/valid
 import type { AffinityResolver } from "../providers/affinity.ts";
 import { anthropic } from "../providers/anthropic.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "../providers/anthropic-model-profiles.ts";
+import { type BedrockCredentials, bedrock } from "../providers/bedrock.ts";
 import { type OpenAIChatEndpoint, openaiChat } from "../providers/openai-chat.ts";
 import { openaiResponses } from "../providers/openai-responses.ts";
 import { closestName } from "./closest-name.ts";
@@ -234,6 +235,38 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         affinity: context.affinity,
       }),
     }),
+  bedrock: (config, context) => {
+    const settings = (config.settings ?? {}) as Record<string, unknown>;
+    const api = settings.api ?? "converse";
+    if (api !== "invoke" && api !== "converse") {
+      throw new ValidationError([{ path: "settings.api", message: 'must be "invoke" or "converse"' }]);
+    }
+    const credentials = settings.credentials as Record<string, unknown> | undefined;
+    if (
+      credentials !== undefined &&
+      (typeof credentials.accessKeyId !== "string" || typeof credentials.secretAccessKey !== "string")
+    ) {
+      throw new ValidationError([
+        { path: "settings.credentials", message: "needs accessKeyId and secretAccessKey strings" },
+      ]);
+    }
+    return bedrock({
+      model: config.model,
+      api,
+      ...defined({
+        region: config.region,
+        apiKey: config.apiKey,
+        endpoint: config.baseURL,
+        headers: config.headers,
+        fetch: context.fetch,
+        cache: config.cache,
+        betas: config.betas,
+        auth: settings.auth as "sigv4" | "bearer" | undefined,
+        credentials: credentials as BedrockCredentials | undefined,
+        env: settings.env as Record<string, string | undefined> | undefined,
+      }),
+    });
+  },
   "openai-responses": (config, context) => {
     const headers: Record<string, string> = { ...config.headers };
     if (config.organization) headers["openai-organization"] = config.organization;
@@ -253,9 +286,9 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
 /**
  * A provider from a plain configuration object.
  *
- * - `protocol` selects the adapter: `anthropic`, `openai-chat` and `openai-responses` are built in; `bedrock`
- *   is built by a factory passed in `options.factories` (a `ValidationError` on `protocol` says so when
- *   none is). An unknown or mistyped protocol is warned about (with the closest name) and refused
+ * - `protocol` selects the adapter: `anthropic`, `openai-chat`, `openai-responses` and `bedrock` are built
+ *   in (bedrock reads `region`, `apiKey` for bearer auth, `baseURL` as its endpoint, and `settings: { api,
+ *   auth, credentials }`); `options.factories` replaces or adds one. An unknown or mistyped protocol is warned about (with the closest name) and refused
  *   with a `ValidationError` naming `protocol` — never replaced by the default.
  * - `retry` wraps the provider in `retry()`; `fallback` lists the entries tried after it, each a config of
  *   its own (with its own `triggers`, `retry`, even `fallback`), giving `fallback([this, ...entries])`.

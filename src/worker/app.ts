@@ -292,12 +292,11 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   app.post("/v1/complete", async (c) => {
     const request = validate(NeutralRequestSchema, await jsonBody(c));
-    const options = { ...request.options, signal: c.req.raw.signal, sessionId: request.sessionId };
-    const response = await withMember(
-      c,
-      request.route,
-      request.sessionId ?? c.req.header("x-session-id"),
-      (provider) => provider.complete(request.messages, request.tools, options),
+    // A session from the body or the header both pin the member and reach the provider (affinity token).
+    const sessionId = request.sessionId ?? request.options?.sessionId ?? c.req.header("x-session-id");
+    const options = { ...request.options, signal: c.req.raw.signal, sessionId };
+    const response = await withMember(c, request.route, sessionId, (provider) =>
+      provider.complete(request.messages, request.tools, options),
     );
     return c.json(response);
   });
@@ -305,8 +304,8 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.post("/v1/stream", async (c) => {
     const request = validate(NeutralRequestSchema, await jsonBody(c));
     const abort = new AbortController();
-    const options = { ...request.options, signal: abort.signal, sessionId: request.sessionId };
-    const sessionId = request.sessionId ?? c.req.header("x-session-id");
+    const sessionId = request.sessionId ?? request.options?.sessionId ?? c.req.header("x-session-id");
+    const options = { ...request.options, signal: abort.signal, sessionId };
     const events = await openStream(c, request.route, sessionId, (provider) =>
       provider.stream(request.messages, request.tools, options),
     );
@@ -429,9 +428,10 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     if (!first.ok) return taskReply(c, first);
     let after = Number(c.req.header("last-event-id") ?? c.req.query("after") ?? 0) || 0;
     const poll = Number(c.req.query("poll") ?? 250);
+    let closed = false;
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        for (;;) {
+        while (!closed) {
           const page = await stub.events(after);
           if (!page.ok) {
             controller.enqueue(sseFrame(page.error, "error"));
@@ -449,6 +449,10 @@ export function createWorker(options: CreateWorkerOptions = {}) {
           }
           await new Promise((resolve) => setTimeout(resolve, Math.max(20, Math.min(poll, 5000))));
         }
+      },
+      cancel() {
+        // The client went away: stop polling the task object.
+        closed = true;
       },
     });
     return new Response(body, {

@@ -89,8 +89,6 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
       case "system":
       case "developer":
         return { role: "system", content };
-      case "user":
-        return { role: "user", content };
       case "tool":
         return { role: "tool", toolResults: [{ callId: message.tool_call_id ?? "", content }] };
       case "assistant": {
@@ -100,6 +98,8 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
         });
         return { role: "assistant", content, toolCalls };
       }
+      default:
+        return { role: "user", content };
     }
   });
   const tools: ToolSpecInput[] = (request.tools ?? []).map((tool) => {

@@ -22,6 +22,14 @@ export interface Route {
 
 const MemberSchema = z.looseObject({
   apiKeySecret: z.optional(z.string().check(z.minLength(1))),
+  /** Bedrock SigV4: the secrets holding the AWS credentials. */
+  credentialsSecrets: z.optional(
+    z.strictObject({
+      accessKeyId: z.string().check(z.minLength(1)),
+      secretAccessKey: z.string().check(z.minLength(1)),
+      sessionToken: z.optional(z.string().check(z.minLength(1))),
+    }),
+  ),
   weight: z.optional(z.number().check(z.positive())),
 });
 
@@ -114,8 +122,31 @@ function withSecrets(
   path: string,
   env: Record<string, unknown>,
 ): Record<string, unknown> {
-  const { apiKeySecret, weight: _weight, ...rest } = member;
+  const { apiKeySecret, credentialsSecrets, weight: _weight, ...rest } = member;
   const config: Record<string, unknown> = { ...rest };
+  const secretOf = (name: string, field: string): string => {
+    const secret = env[name];
+    if (typeof secret !== "string" || secret === "") {
+      throw new ValidationError([
+        { path: `${path}.${field}`, message: `the Worker secret ${name} is not set` },
+      ]);
+    }
+    return secret;
+  };
+  if (typeof credentialsSecrets === "object" && credentialsSecrets !== null) {
+    const names = credentialsSecrets as Record<string, string | undefined>;
+    const credentials: Record<string, string> = {
+      accessKeyId: secretOf(String(names.accessKeyId), "credentialsSecrets.accessKeyId"),
+      secretAccessKey: secretOf(String(names.secretAccessKey), "credentialsSecrets.secretAccessKey"),
+    };
+    if (names.sessionToken)
+      credentials.sessionToken = secretOf(names.sessionToken, "credentialsSecrets.sessionToken");
+    const settings =
+      typeof rest.settings === "object" && rest.settings !== null
+        ? (rest.settings as Record<string, unknown>)
+        : {};
+    config.settings = { ...settings, credentials };
+  }
   if (typeof apiKeySecret === "string") {
     const secret = env[apiKeySecret];
     if (typeof secret !== "string" || secret === "") {

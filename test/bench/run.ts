@@ -293,14 +293,21 @@ async function memory(): Promise<number | undefined> {
 // ---------------------------------------------------------------------------------------------------------
 // (d) bundle size
 
-async function bundles(): Promise<{ name: string; gzipped: number; budget: number }[]> {
-  const results: { name: string; gzipped: number; budget: number }[] = [];
+async function bundles(): Promise<
+  { name: string; gzipped: number; budget: number; target: number | undefined }[]
+> {
+  const results: { name: string; gzipped: number; budget: number; target: number | undefined }[] = [];
   const rows = [
     ["Bundle", "minified bytes", "gzipped bytes", "budget (gzipped)", "node: imports", "largest parts"],
   ];
   for (const target of BUNDLE_TARGETS) {
     const measured = await measureBundle({ entry: target.entry });
-    results.push({ name: target.name, gzipped: measured.gzipped, budget: target.budget });
+    results.push({
+      name: target.name,
+      gzipped: measured.gzipped,
+      budget: target.budget,
+      target: target.target,
+    });
     rows.push([
       target.name,
       measured.minified.toLocaleString("en"),
@@ -372,10 +379,11 @@ if (scenarios.has("c")) {
 }
 if (scenarios.has("d")) {
   for (const result of await bundles()) {
+    const goal = result.target ?? result.budget;
     targets.push([
-      `${result.name} ≤ ${result.budget / 1000} KB gzipped`,
+      `${result.name} ≤ ${goal / 1000} KB gzipped${result.target ? ` (enforced budget ${result.budget / 1000} KB)` : ""}`,
       `${result.gzipped.toLocaleString("en")} bytes`,
-      result.gzipped <= result.budget ? "yes" : "no",
+      result.gzipped <= goal ? "yes" : "no",
     ]);
   }
 }

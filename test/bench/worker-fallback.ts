@@ -15,7 +15,11 @@ interface Env {
 export default {
   async fetch(request: Request, env: Env): Promise<Response> {
     const chain = fallback([
-      { provider: retry(anthropic({ apiKey: env.ANTHROPIC_API_KEY, model: "claude-sonnet-4-6" }), { attempts: 2 }) },
+      {
+        provider: retry(anthropic({ apiKey: env.ANTHROPIC_API_KEY, model: "claude-sonnet-4-6" }), {
+          attempts: 2,
+        }),
+      },
       { provider: openaiChat({ apiKey: env.OPENAI_API_KEY, model: "gpt-4.1-mini" }) },
     ]);
     const prompt = new URL(request.url).searchParams.get("q") ?? "Hello";

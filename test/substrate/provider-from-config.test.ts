@@ -381,3 +381,50 @@ describe("createProvider: built-in openai-responses", () => {
     expect(calls).toEqual(["https://api.openai.com/v1/responses org-1"]);
   });
 });
+
+describe("createProvider: built-in bedrock", () => {
+  it("builds bedrock() from config: bearer key, Converse by default, endpoint from baseURL", async () => {
+    const seen: Array<{ url: string; authorization: string | null }> = [];
+    const provider = createProvider(
+      {
+        protocol: "bedrock",
+        model: "amazon.nova-pro-v1:0",
+        region: "us-east-1",
+        apiKey: "bedrock-key-123456",
+        baseURL: "http://127.0.0.1:9",
+      },
+      {
+        fetch: (async (url: RequestInfo | URL, init?: RequestInit) => {
+          seen.push({ url: String(url), authorization: new Headers(init?.headers).get("authorization") });
+          return Response.json(
+            { message: "nope" },
+            { status: 400, headers: { "x-amzn-errortype": "ValidationException" } },
+          );
+        }) as typeof fetch,
+      },
+    );
+    const error = await provider
+      .complete([{ role: "user", content: "hi" }])
+      .catch((caught: unknown) => caught);
+    expect(error).toMatchObject({ kind: "bad_request" });
+    expect(seen).toEqual([
+      {
+        url: "http://127.0.0.1:9/model/amazon.nova-pro-v1%3A0/converse",
+        authorization: "Bearer bedrock-key-123456",
+      },
+    ]);
+    expect(JSON.stringify(error)).not.toContain("bedrock-key-123456");
+  });
+
+  it("refuses a bad settings.api, naming it", () => {
+    expect(
+      refusal({
+        protocol: "bedrock",
+        model: "m",
+        region: "us-east-1",
+        apiKey: "k",
+        settings: { api: "chat" },
+      }).issues[0]!.path,
+    ).toBe("settings.api");
+  });
+});

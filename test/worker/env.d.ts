@@ -1,6 +1,14 @@
-// What the workerd test project's `cloudflare:workers` exports hold: the Worker's default handler.
+// What the workerd test project's `cloudflare:workers` exports hold: the Worker's default handler, and the
+// bindings of wrangler.toml plus the test-only secrets of test/worker/vitest.config.ts.
 declare namespace Cloudflare {
   interface Exports {
     default: Fetcher;
+  }
+  interface Env {
+    GATEWAY_TOKENS: string;
+    ANTHROPIC_API_KEY: string;
+    MODELWIRE_CONFIG: string;
+    SESSIONS: DurableObjectNamespace<import("../../src/worker/session-object.ts").SessionObject>;
+    TASKS: DurableObjectNamespace;
   }
 }

@@ -1,0 +1,186 @@
+import type { CacheOption, CallOptions } from "../../core/call-options.ts";
+import type { MessageInput } from "../../core/message.ts";
+import type { ToolSpec } from "../../core/tool-spec.ts";
+import type { AnthropicModelProfile } from "../anthropic-messages/anthropic-model-profile.ts";
+import { applyAnthropicThinking } from "../anthropic-messages/apply-anthropic-thinking.ts";
+import {
+  BEDROCK_ORIGIN,
+  type ConverseInferenceConfig,
+  type ConverseRequestBody,
+  type ConverseTool,
+  type ConverseToolChoice,
+  type ConverseToolConfig,
+} from "./bedrock-converse-wire.ts";
+import { bedrockModelTraits } from "./bedrock-model-traits.ts";
+import { convertToBedrockConverseMessages } from "./convert-to-bedrock-converse-messages.ts";
+import { placeBedrockCachePoints } from "./place-bedrock-cache-points.ts";
+
+/** Everything a Converse request is built from. */
+export interface BedrockConverseRequestInput {
+  messages: readonly MessageInput[] | readonly unknown[];
+  tools: readonly ToolSpec[];
+  options: CallOptions;
+  /** The model id as it goes in the URL; `native` blocks replay only to this exact id. */
+  model: string;
+  /**
+   * The Claude profile when the model is Claude (thinking rules, default `maxTokens`): thinking then goes
+   * to `additionalModelRequestFields.thinking`. Unset for other models.
+   */
+  anthropicProfile?: AnthropicModelProfile | undefined;
+  /** The provider's default when the call sets no `cache` option. */
+  defaultCache?: CacheOption | undefined;
+  /** Passed to the model as they are, over anything this builder sets there. */
+  additionalModelRequestFields?: Record<string, unknown> | undefined;
+  /** Claude beta features, sent as `additionalModelRequestFields.anthropic_beta`. */
+  betas?: readonly string[] | undefined;
+}
+
+/** Tags Bedrock accepts in `requestMetadata`. */
+const MAX_METADATA_ENTRIES = 16;
+
+/**
+ * Builds the Converse / ConverseStream request body: converted history, `toolConfig`, `inferenceConfig`,
+ * Claude thinking (through `additionalModelRequestFields`, with the Anthropic profile's rules: budget floor
+ * 1024, `maxTokens` above the budget, temperature / top-p corrected) and cache checkpoints. Pure; never
+ * throws on history. Everything it had to correct or leave out is in `warnings`.
+ *
+ * Converse has no `toolChoice: none`: the tools are withheld instead. But Converse rejects a history with
+ * `toolUse` / `toolResult` blocks and no `toolConfig`, so when the history has them a `toolConfig` is sent
+ * anyway — the given tools with the choice left to the model, or, when no tools were given, the inert
+ * {@link PLACEHOLDER_TOOL} — with a warning.
+ */
+export function buildBedrockConverseRequest(input: BedrockConverseRequestInput): {
+  body: ConverseRequestBody;
+  warnings: string[];
+} {
+  const { options, anthropicProfile } = input;
+  const traits = bedrockModelTraits(input.model, anthropicProfile !== undefined);
+  const converted = convertToBedrockConverseMessages(
+    input.messages,
+    { model: input.model, origin: BEDROCK_ORIGIN },
+    { toolResultStatus: traits.toolResultStatus, requireSignedReasoning: traits.anthropic },
+  );
+  const warnings = [...converted.warnings];
+  const body: ConverseRequestBody = { messages: converted.messages };
+  if (converted.system.length > 0) body.system = [...converted.system];
+
+  const tools = toolConfig(input.tools, options, converted.hasToolBlocks, warnings);
+  if (tools) body.toolConfig = tools;
+  const forcedToolChoice = tools?.toolChoice !== undefined && !("auto" in tools.toolChoice);
+
+  const inference: ConverseInferenceConfig = {};
+  const additional: Record<string, unknown> = {};
+  if (anthropicProfile) {
+    const thinking = applyAnthropicThinking({
+      thinking: options.thinking,
+      profile: anthropicProfile,
+      maxTokens: options.maxTokens ?? anthropicProfile.defaultMaxTokens,
+      temperature: options.temperature,
+      topP: options.topP,
+      forcedToolChoice,
+    });
+    warnings.push(...thinking.warnings);
+    inference.maxTokens = thinking.maxTokens;
+    if (thinking.temperature !== undefined) inference.temperature = thinking.temperature;
+    if (thinking.topP !== undefined) inference.topP = thinking.topP;
+    if (thinking.thinking) additional.thinking = thinking.thinking;
+    if (thinking.outputConfig) additional.output_config = thinking.outputConfig;
+    if (input.betas?.length) additional.anthropic_beta = [...input.betas];
+  } else {
+    if (options.maxTokens !== undefined) inference.maxTokens = options.maxTokens;
+    if (options.temperature !== undefined) inference.temperature = options.temperature;
+    if (options.topP !== undefined) inference.topP = options.topP;
+    if (options.thinking !== undefined && options.thinking !== "off") {
+      warnings.push(
+        "thinking is only mapped for Claude models on Converse; ignored (set additionalModelRequestFields for this model)",
+      );
+    }
+    if (input.betas?.length) warnings.push("betas are Claude features; ignored for this model");
+  }
+  if (options.stopSequences?.length) inference.stopSequences = [...options.stopSequences];
+  if (Object.keys(inference).length > 0) body.inferenceConfig = inference;
+  Object.assign(additional, input.additionalModelRequestFields);
+  if (Object.keys(additional).length > 0) body.additionalModelRequestFields = additional;
+
+  if (options.parallelToolCalls === false && body.toolConfig) {
+    warnings.push("Converse cannot forbid parallel tool calls; parallelToolCalls: false ignored");
+  }
+  const metadata = options.metadata ? Object.entries(options.metadata) : [];
+  if (metadata.length > 0) {
+    if (metadata.length > MAX_METADATA_ENTRIES) {
+      warnings.push(`Converse takes at most ${MAX_METADATA_ENTRIES} metadata entries; the rest left out`);
+    }
+    body.requestMetadata = Object.fromEntries(metadata.slice(0, MAX_METADATA_ENTRIES));
+  }
+
+  const cache = options.cache ?? input.defaultCache;
+  warnings.push(...placeBedrockCachePoints(body, cache, traits, options.cache !== undefined));
+  return { body, warnings };
+}
+
+/** The tool declared when the history holds tool blocks but the call offers no tools. */
+export const PLACEHOLDER_TOOL = "no_tools_available";
+
+/**
+ * `toolConfig` from the tool specs, the tool choice and what the history holds. See
+ * {@link buildBedrockConverseRequest} for `none` and for tool blocks in a history sent without tools.
+ */
+function toolConfig(
+  tools: readonly ToolSpec[],
+  options: CallOptions,
+  hasToolBlocks: boolean,
+  warnings: string[],
+): ConverseToolConfig | undefined {
+  const choice = options.toolChoice;
+  if (tools.length === 0 && choice !== undefined && choice !== "none" && choice !== "auto") {
+    warnings.push(`toolChoice ${JSON.stringify(choice)} ignored: no tools were given`);
+  }
+  if (tools.length === 0 || choice === "none") {
+    if (!hasToolBlocks) return undefined;
+    // Converse rejects a history with tool blocks and no toolConfig ("The toolConfig field must be defined
+    // when using toolUse and toolResult content blocks").
+    if (tools.length > 0) {
+      warnings.push(
+        "Converse has no toolChoice none and requires the tools declared when the history holds tool calls; tools sent, the choice left to the model",
+      );
+      return { tools: tools.map(toolEntry) };
+    }
+    warnings.push(
+      `the history holds tool calls but no tools were given; Converse requires a toolConfig: declared the placeholder tool ${PLACEHOLDER_TOOL}`,
+    );
+    return {
+      tools: [
+        {
+          toolSpec: {
+            name: PLACEHOLDER_TOOL,
+            description: "No tools are available in this turn. Do not call this tool.",
+            inputSchema: { json: { type: "object", properties: {} } },
+          },
+        },
+      ],
+    };
+  }
+  const config: ConverseToolConfig = { tools: tools.map(toolEntry) };
+  let toolChoice: ConverseToolChoice | undefined;
+  if (choice === "auto") toolChoice = { auto: {} };
+  else if (choice === "any") toolChoice = { any: {} };
+  else if (typeof choice === "object") {
+    if (tools.some((tool) => tool.name === choice.name)) toolChoice = { tool: { name: choice.name } };
+    else {
+      warnings.push(
+        `toolChoice names "${choice.name}", which is not among the tools; left to the model (auto)`,
+      );
+      toolChoice = { auto: {} };
+    }
+  }
+  if (toolChoice) config.toolChoice = toolChoice;
+  return config;
+}
+
+function toolEntry(tool: ToolSpec): ConverseTool {
+  const spec: ConverseTool = {
+    toolSpec: { name: tool.name, inputSchema: { json: { type: "object", ...tool.parameters } } },
+  };
+  if (tool.description) spec.toolSpec.description = tool.description;
+  return spec;
+}

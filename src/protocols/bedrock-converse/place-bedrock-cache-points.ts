@@ -1,0 +1,104 @@
+import type { CacheOption } from "../../core/call-options.ts";
+import type { ConverseBlock, ConverseCachePoint, ConverseRequestBody } from "./bedrock-converse-wire.ts";
+import type { BedrockModelTraits } from "./bedrock-model-traits.ts";
+
+/** Bedrock accepts at most four cache checkpoints per request. */
+export const MAX_CACHE_POINTS = 4;
+
+/**
+ * Adds `cachePoint` blocks to a Converse body (in place) and returns warnings.
+ *
+ * - `"off"` (or undefined): none.
+ * - `"auto"` or `{ ttl }`: after the tools (Claude only), after the system prompt, and at the end of the
+ *   conversation's stable prefix — the last message and the user turn before it, so the next call (which
+ *   appends to this history) reads what this one wrote. At most four.
+ * - `{ breakpoints: [...] }`: exactly where asked (`"tools"`, `"system"`, or `{ message: i }` for the end of
+ *   the request's `messages[i]`), up to four.
+ *
+ * Models that take no cache points (anything but Claude and Nova) get none; an explicit request for them
+ * is reported. A checkpoint never directly follows a reasoning block (replayed byte for byte) and is
+ * never placed in an empty message.
+ *
+ * @see https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html
+ */
+export function placeBedrockCachePoints(
+  body: ConverseRequestBody,
+  cache: CacheOption | undefined,
+  traits: BedrockModelTraits,
+  explicit: boolean,
+): string[] {
+  const warnings: string[] = [];
+  if (cache === undefined || cache === "off") return warnings;
+  if (!traits.cachePoints) {
+    if (explicit) warnings.push("this model takes no prompt-cache checkpoints; cache option ignored");
+    return warnings;
+  }
+  const ttl = typeof cache === "object" ? cache.ttl : undefined;
+  const point = (): { cachePoint: ConverseCachePoint } => ({
+    cachePoint: ttl ? { type: "default", ttl } : { type: "default" },
+  });
+  let placed = 0;
+  const room = (label: string): boolean => {
+    if (placed < MAX_CACHE_POINTS) return true;
+    warnings.push(`cache checkpoint at ${label} left out: Bedrock allows ${MAX_CACHE_POINTS}`);
+    return false;
+  };
+  const atTools = (quiet: boolean): void => {
+    const tools = body.toolConfig?.tools;
+    if (!tools?.length) {
+      if (!quiet) warnings.push("cache checkpoint at tools: nothing there to mark");
+      return;
+    }
+    if (!traits.toolCachePoint) {
+      if (!quiet) warnings.push("cache checkpoint at tools: this model takes none there; left out");
+      return;
+    }
+    if (!room("tools")) return;
+    tools.push(point());
+    placed++;
+  };
+  const atSystem = (quiet: boolean): void => {
+    if (!body.system?.length) {
+      if (!quiet) warnings.push("cache checkpoint at system: nothing there to mark");
+      return;
+    }
+    if (!room("system")) return;
+    body.system.push(point());
+    placed++;
+  };
+  const atMessage = (index: number, quiet: boolean): void => {
+    const message = body.messages[index];
+    const last: ConverseBlock | undefined = message?.content.at(-1);
+    if (!message || last === undefined || "reasoningContent" in last || "cachePoint" in last) {
+      if (!quiet) warnings.push(`cache checkpoint at messages[${index}]: nothing there to mark`);
+      return;
+    }
+    if (!room(`messages[${index}]`)) return;
+    // A new array: the blocks may be replayed native blocks shared with the caller's history.
+    message.content = [...message.content, point()];
+    placed++;
+  };
+
+  if (typeof cache === "object" && cache.breakpoints) {
+    for (const breakpoint of cache.breakpoints) {
+      if (breakpoint === "tools") atTools(false);
+      else if (breakpoint === "system") atSystem(false);
+      else atMessage(breakpoint.message, false);
+    }
+    return warnings;
+  }
+
+  atTools(true);
+  atSystem(true);
+  const last = body.messages.length - 1;
+  let previousUser = -1;
+  for (let index = last - 1; index >= 0; index--) {
+    if (body.messages[index]!.role === "user") {
+      previousUser = index;
+      break;
+    }
+  }
+  for (const index of [last, previousUser])
+    if (index >= 0 && placed < MAX_CACHE_POINTS) atMessage(index, true);
+  return warnings;
+}

@@ -1,0 +1,494 @@
+/**
+ * `bedrock()`: Amazon Bedrock as a `Provider`, from any runtime with `fetch` and Web Crypto — no AWS SDK.
+ * Transport only: SigV4 signing (aws4fetch's `AwsV4Signer`, never its retrying `AwsClient`) or bearer
+ * auth, the URLs, and the binary event stream. Translation is the protocol modules': `anthropic-messages`
+ * for InvokeModel with Claude, `bedrock-converse` for Converse with any model.
+ *
+ * @module
+ */
+import { AwsV4Signer } from "aws4fetch";
+import type { CacheOption, CallOptions } from "../core/call-options.ts";
+import type { MessageInput } from "../core/message.ts";
+import type { Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider-error.ts";
+import type { Response } from "../core/response.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
+import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
+import {
+  ANTHROPIC_MESSAGES,
+  type AnthropicMessage,
+  type AnthropicRequestBody,
+  type AnthropicResponseContext,
+  buildAnthropicRequest,
+  parseAnthropicResponse,
+} from "../protocols/anthropic-messages/index.ts";
+import {
+  assembleBedrockConverseStream,
+  assembleBedrockInvokeStream,
+  BEDROCK_CONVERSE,
+  BEDROCK_ORIGIN,
+  type BedrockConverseResponseContext,
+  buildBedrockConverseRequest,
+  type ConverseResponse,
+  isAnthropicBedrockModel,
+  mapBedrockHttpError,
+  parseBedrockConverseResponse,
+} from "../protocols/bedrock-converse/index.ts";
+import { readAwsEventStream } from "../wire/aws-event-stream.ts";
+import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
+import { endpointURL, providerErrorFromResponse, type TransportContext, toProviderError } from "./http.ts";
+
+/** AWS credentials for SigV4. Temporary credentials (STS, SSO, a role) come with a `sessionToken`. */
+export interface BedrockCredentials {
+  accessKeyId: string;
+  secretAccessKey: string;
+  sessionToken?: string | undefined;
+}
+
+/** Which Bedrock API: InvokeModel with the Anthropic Messages body, or Converse (any model). */
+export type BedrockApi = "invoke" | "converse";
+
+/** How requests are authenticated: SigV4-signed with AWS credentials, or a Bedrock API key as a bearer token. */
+export type BedrockAuth = "sigv4" | "bearer";
+
+/** Settings of {@link bedrock}. */
+export interface BedrockSettings {
+  /** AWS region, e.g. `"us-east-1"`. Required unless `endpoint` is set and auth is bearer (SigV4 signs it). */
+  region?: string;
+  /**
+   * Model id, inference profile id or ARN: `"us.anthropic.claude-sonnet-4-5-20250929-v1:0"`,
+   * `"amazon.nova-pro-v1:0"`, `"arn:aws:bedrock:us-east-1:123456789012:inference-profile/…"`. URL-encoded
+   * into the path.
+   */
+  model: string;
+  /** `"invoke"` (Anthropic models only: the Messages body, byte-for-byte Claude output) or `"converse"`. */
+  api: BedrockApi;
+  /**
+   * `"sigv4"` or `"bearer"`. Unset: SigV4 when `credentials` are given, else bearer when an API key is found
+   * (`apiKey`, or `AWS_BEARER_TOKEN_BEDROCK` in `env`), else a `ValidationError`.
+   */
+  auth?: BedrockAuth;
+  /** AWS credentials for SigV4, handed in by the host (never read from the environment here). */
+  credentials?: BedrockCredentials;
+  /** A Bedrock API key, for bearer auth. */
+  apiKey?: string;
+  /**
+   * The host's environment, for `AWS_BEARER_TOKEN_BEDROCK` (bearer auth when `apiKey` is unset). Pass
+   * the Worker's `env`, `Deno.env.toObject()` or `process.env`: this library reads no environment itself.
+   */
+  env?: Record<string, string | undefined>;
+  /**
+   * Base URL instead of `https://bedrock-runtime.{region}.amazonaws.com` (a VPC endpoint, a proxy, a local
+   * fake). The API path (`/model/{id}/converse-stream`, …) is appended to it.
+   */
+  endpoint?: string;
+  /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
+  fetch?: typeof fetch;
+  /** Extra request headers (signed along with the rest under SigV4). */
+  headers?: Record<string, string>;
+  /**
+   * Where the auth choice is reported, once per provider (never a credential): default `console.info`;
+   * `false` for silence.
+   */
+  logger?: ((message: string) => void) | false;
+  /** Prompt caching when a call does not say; default `"auto"` (see `CacheOption`). */
+  cache?: CacheOption;
+  /**
+   * Claude model facts (thinking mode, limits). Looked up from the model id by default; set it for an
+   * application inference-profile ARN of a Claude model, whose id names no model.
+   */
+  profile?: AnthropicModelProfile;
+  /** Claude beta features: `anthropic_beta` in the InvokeModel body or in Converse's model fields. */
+  betas?: readonly string[];
+  /** Converse only: model-specific request fields, passed as they are (over what the adapter sets). */
+  additionalModelRequestFields?: Record<string, unknown>;
+}
+
+/** The environment variable bearer auth reads from `env`. */
+export const BEDROCK_BEARER_ENV = "AWS_BEARER_TOKEN_BEDROCK";
+
+/** `anthropic_version` of the InvokeModel body for Claude. */
+export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
+
+const REGION = /^[a-z]{2,}(?:-[a-z0-9]+)+$/;
+
+type ResolvedAuth =
+  | { mode: "sigv4"; credentials: BedrockCredentials; explicit: boolean; keyAlsoFound: boolean }
+  | {
+      mode: "bearer";
+      token: string;
+      source: "apiKey" | "env";
+      explicit: boolean;
+      credentialsIgnored: boolean;
+    };
+
+/**
+ * An Amazon Bedrock provider.
+ *
+ * @example
+ * ```ts
+ * // SigV4 with credentials the host hands in, InvokeModel with Claude (thinking replays verbatim):
+ * const claude = bedrock({
+ *   region: "us-east-1",
+ *   model: "us.anthropic.claude-sonnet-4-5-20250929-v1:0",
+ *   api: "invoke",
+ *   credentials: { accessKeyId: env.AWS_ACCESS_KEY_ID, secretAccessKey: env.AWS_SECRET_ACCESS_KEY },
+ * });
+ * // A Bedrock API key from the host's environment (AWS_BEARER_TOKEN_BEDROCK), Converse with any model:
+ * const nova = bedrock({ region: "us-east-1", model: "amazon.nova-pro-v1:0", api: "converse", env });
+ * ```
+ */
+export function bedrock(settings: BedrockSettings): Provider {
+  const issues: ValidationIssue[] = [];
+  if (typeof settings?.model !== "string" || settings.model === "") {
+    throw new ValidationError([
+      { path: "model", message: "required: a Bedrock model id, inference profile or ARN" },
+    ]);
+  }
+  const model = settings.model;
+  const api = settings.api;
+  if (api !== "invoke" && api !== "converse") {
+    throw new ValidationError([
+      { path: "api", message: `must be "invoke" or "converse", got ${JSON.stringify(api)}` },
+    ]);
+  }
+  const anthropicModel = settings.profile !== undefined || isAnthropicBedrockModel(model);
+  if (api === "invoke" && !anthropicModel) {
+    throw new ValidationError([
+      {
+        path: "model",
+        message:
+          `api "invoke" speaks the Anthropic Messages body and takes Claude models only; ${JSON.stringify(model)} ` +
+          'names none: use api: "converse" for this model (or set profile for an application inference profile of a Claude model)',
+      },
+    ]);
+  }
+  const auth = resolveAuth(settings);
+  const region = settings.region;
+  if (region !== undefined && !REGION.test(region)) {
+    issues.push({ path: "region", message: `not an AWS region: ${JSON.stringify(region)}` });
+  } else if (region === undefined && (settings.endpoint === undefined || auth.mode === "sigv4")) {
+    issues.push({
+      path: "region",
+      message:
+        auth.mode === "sigv4" ? "required: SigV4 signs for a region" : "required unless endpoint is set",
+    });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+
+  const base = settings.endpoint ?? `https://bedrock-runtime.${region}.amazonaws.com`;
+  const modelPath = `model/${encodeModelId(model)}`;
+  const urls = {
+    complete: endpointURL(base, `${modelPath}/${api === "invoke" ? "invoke" : "converse"}`, "endpoint"),
+    stream: endpointURL(
+      base,
+      `${modelPath}/${api === "invoke" ? "invoke-with-response-stream" : "converse-stream"}`,
+      "endpoint",
+    ),
+  };
+  const profile = anthropicModel ? (settings.profile ?? anthropicModelProfile(model)) : undefined;
+  const transport: TransportContext = {
+    provider: "bedrock",
+    model,
+    secrets:
+      auth.mode === "sigv4"
+        ? [auth.credentials.secretAccessKey, auth.credentials.sessionToken, auth.credentials.accessKeyId]
+        : [auth.token],
+  };
+  const signingKeys = new Map<string, ArrayBuffer>();
+
+  const logger = settings.logger === undefined ? (message: string) => console.info(message) : settings.logger;
+  if (logger) logger(describeAuth(auth, api, model, region));
+
+  const authorize = async (url: string, body: string, headers: Headers): Promise<Headers> => {
+    if (auth.mode === "bearer") {
+      headers.set("authorization", `Bearer ${auth.token}`);
+      return headers;
+    }
+    const signer = new AwsV4Signer({
+      method: "POST",
+      url,
+      headers,
+      body,
+      accessKeyId: auth.credentials.accessKeyId,
+      secretAccessKey: auth.credentials.secretAccessKey,
+      sessionToken: auth.credentials.sessionToken,
+      service: "bedrock",
+      region: region!,
+      cache: signingKeys,
+    });
+    return (await signer.sign()).headers;
+  };
+
+  /** POSTs `body`; returns the response when 2xx, otherwise throws the mapped `ProviderError`. */
+  const send = async (
+    stream: boolean,
+    body: string,
+    signal: AbortSignal | undefined,
+  ): Promise<globalThis.Response> => {
+    const url = stream ? urls.stream : urls.complete;
+    const headers = new Headers({ "content-type": "application/json" });
+    if (api === "invoke") headers.set(stream ? "x-amzn-bedrock-accept" : "accept", "application/json");
+    for (const [name, value] of Object.entries(settings.headers ?? {})) headers.set(name, value);
+    const doFetch = settings.fetch ?? globalThis.fetch;
+    let response: globalThis.Response;
+    try {
+      response = await doFetch(url, {
+        method: "POST",
+        headers: await authorize(url, body, headers),
+        body,
+        signal,
+      });
+    } catch (error) {
+      throw toProviderError(error, transport, signal);
+    }
+    if (response.ok) return response;
+    const answer = response;
+    throw await providerErrorFromResponse(answer, transport, (status, json) =>
+      mapBedrockHttpError(status, json, answer.headers),
+    );
+  };
+
+  const invokeRequest = (
+    messages: readonly MessageInput[],
+    tools: readonly ToolSpecInput[] | undefined,
+    options: CallOptions,
+  ): { body: string; context: AnthropicResponseContext } => {
+    const { body, warnings } = buildAnthropicRequest({
+      messages,
+      tools: normalizeToolSpecs(tools),
+      options,
+      target: { model, origin: BEDROCK_ORIGIN },
+      profile: profile!,
+      // Bedrock takes no `stream` field: the URL says it.
+      stream: false,
+      defaultCache: settings.cache ?? "auto",
+      omitModel: true,
+    });
+    const wire: AnthropicRequestBody & { anthropic_beta?: string[] } = {
+      anthropic_version: BEDROCK_ANTHROPIC_VERSION,
+      ...body,
+    };
+    if (wire.metadata) {
+      delete wire.metadata;
+      warnings.push("Bedrock InvokeModel takes no metadata.user_id; left out");
+    }
+    if (settings.betas?.length) wire.anthropic_beta = [...settings.betas];
+    return {
+      body: JSON.stringify(wire),
+      context: { provider: "bedrock", model, origin: BEDROCK_ORIGIN, warnings },
+    };
+  };
+
+  const converseRequest = (
+    messages: readonly MessageInput[],
+    tools: readonly ToolSpecInput[] | undefined,
+    options: CallOptions,
+  ): { body: string; context: BedrockConverseResponseContext } => {
+    const { body, warnings } = buildBedrockConverseRequest({
+      messages,
+      tools: normalizeToolSpecs(tools),
+      options,
+      model,
+      anthropicProfile: profile,
+      defaultCache: settings.cache ?? "auto",
+      additionalModelRequestFields: settings.additionalModelRequestFields,
+      betas: settings.betas,
+    });
+    return {
+      body: JSON.stringify(body),
+      context: { provider: "bedrock", model, origin: BEDROCK_ORIGIN, warnings },
+    };
+  };
+
+  const invalid = (message: string, text: string): ProviderError =>
+    new ProviderError({
+      kind: "invalid_response",
+      message,
+      provider: "bedrock",
+      model,
+      upstreamBody: text,
+      secrets: transport.secrets,
+    });
+
+  return {
+    name: "bedrock",
+    model,
+    protocol: api === "invoke" ? ANTHROPIC_MESSAGES : BEDROCK_CONVERSE,
+
+    async complete(messages, tools, options = {}): Promise<Response> {
+      const request =
+        api === "invoke"
+          ? invokeRequest(messages, tools, options)
+          : converseRequest(messages, tools, options);
+      let text: string;
+      try {
+        text = await (await send(false, request.body, options.signal)).text();
+      } catch (error) {
+        throw toProviderError(error, transport, options.signal);
+      }
+      let json: unknown;
+      try {
+        json = JSON.parse(text);
+      } catch {
+        json = undefined;
+      }
+      if (api === "invoke") {
+        if (typeof json !== "object" || json === null || !Array.isArray((json as AnthropicMessage).content)) {
+          throw invalid("Bedrock InvokeModel answered 200 without a message (no content array)", text);
+        }
+        return parseAnthropicResponse(json as AnthropicMessage, request.context as AnthropicResponseContext);
+      }
+      const content = (json as ConverseResponse | undefined)?.output?.message?.content;
+      if (typeof json !== "object" || json === null || !Array.isArray(content)) {
+        throw invalid("Bedrock Converse answered 200 without output.message.content", text);
+      }
+      return parseBedrockConverseResponse(json as ConverseResponse, request.context);
+    },
+
+    async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
+      const request =
+        api === "invoke"
+          ? invokeRequest(messages, tools, options)
+          : converseRequest(messages, tools, options);
+      let produced = false;
+      try {
+        const response = await send(true, request.body, options.signal);
+        const contentType = response.headers.get("content-type") ?? "";
+        if (/json/i.test(contentType)) {
+          // A 200 with a JSON body where an event stream belongs: say what came, not "corrupt frame".
+          throw invalid(
+            `Bedrock answered a stream request with ${contentType}, not an event stream`,
+            await response.text(),
+          );
+        }
+        const body = response.body;
+        if (!body) throw new TypeError("response has no body");
+        const events =
+          api === "invoke"
+            ? assembleBedrockInvokeStream(
+                readAwsEventStream(body),
+                request.context as AnthropicResponseContext,
+              )
+            : assembleBedrockConverseStream(readAwsEventStream(body), request.context);
+        for await (const event of events) {
+          if (event.type !== "usage" && event.type !== "done") produced = true;
+          yield event;
+        }
+      } catch (error) {
+        const failure = toProviderError(error, transport, options.signal, produced);
+        // Errors read from inside the stream (an exception frame) were built without the credentials: scrub.
+        throw new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: transport.secrets });
+      }
+    },
+  };
+}
+
+/**
+ * The model id as one URL path segment: `encodeURIComponent`, plus the characters it leaves that RFC 3986
+ * reserves (`!'()*`), so the path on the wire is exactly what SigV4's canonical URI encodes again
+ * (`:` → `%3A` on the wire, `%253A` in the canonical request; an ARN's `/` → `%2F`).
+ */
+export function encodeModelId(model: string): string {
+  return encodeURIComponent(model).replace(
+    /[!'()*]/g,
+    (character) => `%${character.charCodeAt(0).toString(16).toUpperCase()}`,
+  );
+}
+
+function resolveAuth(settings: BedrockSettings): ResolvedAuth {
+  const { auth } = settings;
+  if (auth !== undefined && auth !== "sigv4" && auth !== "bearer") {
+    throw new ValidationError([
+      { path: "auth", message: `must be "sigv4" or "bearer", got ${JSON.stringify(auth)}` },
+    ]);
+  }
+  const key = bearerKey(settings);
+  if (auth === "sigv4" || (auth === undefined && settings.credentials !== undefined)) {
+    return {
+      mode: "sigv4",
+      credentials: checkCredentials(settings.credentials),
+      explicit: auth === "sigv4",
+      keyAlsoFound: key !== undefined,
+    };
+  }
+  if (key !== undefined) {
+    return {
+      mode: "bearer",
+      ...key,
+      explicit: auth === "bearer",
+      credentialsIgnored: settings.credentials !== undefined,
+    };
+  }
+  if (auth === "bearer") {
+    throw new ValidationError([
+      {
+        path: "apiKey",
+        message: `bearer auth needs a Bedrock API key: set apiKey, or pass ${BEDROCK_BEARER_ENV} in env`,
+      },
+    ]);
+  }
+  throw new ValidationError([
+    {
+      path: "auth",
+      message:
+        `no Bedrock credentials: set credentials ({ accessKeyId, secretAccessKey, sessionToken? }) for SigV4, ` +
+        `or apiKey (or ${BEDROCK_BEARER_ENV} in env) for bearer auth`,
+    },
+  ]);
+}
+
+function bearerKey(settings: BedrockSettings): { token: string; source: "apiKey" | "env" } | undefined {
+  if (typeof settings.apiKey === "string" && settings.apiKey.trim() !== "") {
+    return { token: settings.apiKey.trim(), source: "apiKey" };
+  }
+  const fromEnv = settings.env?.[BEDROCK_BEARER_ENV];
+  if (typeof fromEnv === "string" && fromEnv.trim() !== "") return { token: fromEnv.trim(), source: "env" };
+  return undefined;
+}
+
+function checkCredentials(credentials: BedrockCredentials | undefined): BedrockCredentials {
+  const issues: ValidationIssue[] = [];
+  if (typeof credentials !== "object" || credentials === null) {
+    throw new ValidationError([
+      { path: "credentials", message: "required for SigV4: { accessKeyId, secretAccessKey, sessionToken? }" },
+    ]);
+  }
+  for (const field of ["accessKeyId", "secretAccessKey"] as const) {
+    const value = credentials[field];
+    if (typeof value !== "string" || value.trim() === "") {
+      issues.push({ path: `credentials.${field}`, message: "required: a non-empty string" });
+    }
+  }
+  const token = credentials.sessionToken;
+  if (token !== undefined && (typeof token !== "string" || token.trim() === "")) {
+    issues.push({ path: "credentials.sessionToken", message: "must be a non-empty string when set" });
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const result: BedrockCredentials = {
+    accessKeyId: credentials.accessKeyId.trim(),
+    secretAccessKey: credentials.secretAccessKey.trim(),
+  };
+  if (token !== undefined) result.sessionToken = token.trim();
+  return result;
+}
+
+/** The one log line about auth: the mode and where its secret came from, never the secret. */
+function describeAuth(
+  auth: ResolvedAuth,
+  api: BedrockApi,
+  model: string,
+  region: string | undefined,
+): string {
+  const how = auth.explicit ? "auth" : "auth (chosen from what was given)";
+  const where = region ? ` in ${region}` : "";
+  if (auth.mode === "sigv4") {
+    const token = auth.credentials.sessionToken ? " with a session token" : "";
+    const also = auth.keyAlsoFound ? '; an API key was also found, set auth: "bearer" to use it' : "";
+    return `modelwire bedrock ${api} ${model}${where}: ${how} = SigV4 with credentials from settings${token}${also}`;
+  }
+  const source = auth.source === "apiKey" ? "settings.apiKey" : `env.${BEDROCK_BEARER_ENV}`;
+  const ignored = auth.credentialsIgnored ? "; the credentials given are not used" : "";
+  return `modelwire bedrock ${api} ${model}${where}: ${how} = bearer API key from ${source}${ignored}`;
+}
