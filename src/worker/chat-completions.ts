@@ -7,6 +7,7 @@
  */
 import * as z from "zod/mini";
 import type { CallOptions, Thinking, ToolChoice } from "../core/call-options.ts";
+import { parseToolArguments } from "../core/collect-stream.ts";
 import type { MessageInput, ToolCallInput } from "../core/message.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import type { Response as ModelResponse, StopReason } from "../core/response.ts";
@@ -94,7 +95,12 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
       case "assistant": {
         const toolCalls: ToolCallInput[] = (message.tool_calls ?? []).map((call) => {
           const text = call.function.arguments ?? "";
-          return { id: call.id, name: call.function.name, arguments: parseObject(text), argumentsText: text };
+          return {
+            id: call.id,
+            name: call.function.name,
+            arguments: parseToolArguments(text),
+            argumentsText: text,
+          };
         });
         return { role: "assistant", content, toolCalls };
       }
@@ -144,17 +150,6 @@ function textOf(content: ChatCompletionsRequest["messages"][number]["content"]):
   return content
     .flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : []))
     .join("");
-}
-
-function parseObject(text: string): Record<string, unknown> {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
 }
 
 /** Neutral stop reason → Chat Completions `finish_reason`. */

@@ -1,5 +1,6 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { MessageInput } from "../../core/message.ts";
+import { isBlank, isNonEmptyString, isPlainObject, isRecord, textOf } from "../stored-history.ts";
 import {
   BEDROCK_CONVERSE,
   type ConverseBlock,
@@ -462,28 +463,4 @@ function trimFinalAssistant(turns: ConverseMessage[], warnings: string[]): void 
   warnings.push("final assistant text ended with whitespace, which is rejected in a prefill; trimmed");
   if (trimmed === "") last.content.pop();
   else last.content[last.content.length - 1] = { ...block, text: trimmed };
-}
-
-function textOf(value: unknown, index: number, warnings: string[]): string {
-  if (typeof value === "string") return value;
-  if (value === undefined || value === null) return "";
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  warnings.push(`messages[${index}]: content is not text; left out`);
-  return "";
-}
-
-function isBlank(text: string): boolean {
-  return text.trim() === "";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === "string" && value !== "";
 }

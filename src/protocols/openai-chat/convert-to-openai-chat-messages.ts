@@ -1,4 +1,5 @@
 import type { MessageInput } from "../../core/message.ts";
+import { isRecord, safeJson, safeString, textOf } from "../stored-history.ts";
 import {
   OPENAI_CHAT,
   type OpenAIChatEndpointProfile,
@@ -192,34 +193,4 @@ function argumentsText(call: Record<string, unknown>, fromThisProtocol: boolean)
   }
   if (typeof call.argumentsText === "string") return call.argumentsText;
   return "{}";
-}
-
-function textOf(value: unknown, index: number, warnings: string[]): string {
-  if (typeof value === "string") return value;
-  if (value === undefined || value === null) return "";
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  warnings.push(`messages[${index}]: content is not text; left out`);
-  return "";
-}
-
-/** `JSON.stringify` that never throws (`undefined` for what JSON cannot hold). */
-function safeJson(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
-
-/** `String()` that never throws (objects without a prototype have no `toString`). */
-function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }

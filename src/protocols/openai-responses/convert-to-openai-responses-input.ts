@@ -1,5 +1,14 @@
 import type { MessageInput } from "../../core/message.ts";
 import {
+  isBlank,
+  isNonEmptyString,
+  isPlainObject,
+  isRecord,
+  safeJson,
+  safeString,
+  textOf,
+} from "../stored-history.ts";
+import {
   OPENAI_RESPONSES,
   type OpenAIResponsesCallOutputItem,
   type OpenAIResponsesInputItem,
@@ -454,46 +463,4 @@ function isReasoningBlock(block: unknown): boolean {
     block.type === "redacted_thinking" ||
     (typeof block.reasoning_content === "string" && block.reasoning_content !== "")
   );
-}
-
-function textOf(value: unknown, index: number, warnings: string[]): string {
-  if (typeof value === "string") return value;
-  if (value === undefined || value === null) return "";
-  if (typeof value === "number" || typeof value === "boolean") return String(value);
-  warnings.push(`messages[${index}]: content is not text; left out`);
-  return "";
-}
-
-/** `JSON.stringify` that never throws (`undefined` for what JSON cannot hold). */
-function safeJson(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
-
-/** `String()` that never throws (objects without a prototype have no `toString`). */
-function safeString(value: unknown): string {
-  try {
-    return String(value);
-  } catch {
-    return Object.prototype.toString.call(value);
-  }
-}
-
-function isBlank(text: string): boolean {
-  return text.trim() === "";
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
-}
-
-function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function isNonEmptyString(value: unknown): value is string {
-  return typeof value === "string" && value !== "";
 }
