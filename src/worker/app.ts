@@ -311,7 +311,17 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     );
     return sseResponse(
       (async function* () {
-        for await (const event of events) yield { data: event, event: event.type };
+        for await (const event of events) {
+          yield { data: event, event: event.type };
+          if (event.type === "done") return;
+        }
+        // A provider stream that stops without `done` must not end the SSE cleanly, as if it had succeeded.
+        throw new ProviderError({
+          kind: "truncated",
+          message: "stream ended without its final event",
+          provider: "modelwire",
+          model: request.route,
+        });
       })(),
       { abort, context: { provider: "modelwire", model: request.route } },
     );
