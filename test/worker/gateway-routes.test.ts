@@ -643,3 +643,44 @@ describe("configuration", () => {
     expect(calls.map((upstream) => upstream.host)).toEqual(["anthropic.upstream.test"]);
   });
 });
+
+describe("a provider stream that stops without done", () => {
+  it("ends the /v1/stream SSE with an error frame, never a clean end", async () => {
+    const stopsEarly = {
+      name: "custom",
+      model: "m",
+      protocol: "openai-chat",
+      complete: async () => {
+        throw new Error("unused");
+      },
+      async *stream() {
+        yield { type: "text-delta" as const, text: "half an answer" };
+      },
+    };
+    const worker = createWorker({
+      config: {
+        routes: {
+          custom: {
+            protocol: "openai-chat",
+            model: "m",
+            endpoint: "generic",
+            baseURL: "http://unused.test/v1",
+          },
+        },
+      },
+      providers: { factories: { "openai-chat": () => stopsEarly } },
+    });
+    const response = await worker.app.fetch(
+      new Request("http://worker.test/v1/stream", {
+        method: "POST",
+        headers: { authorization: "Bearer test-token-a", "content-type": "application/json" },
+        body: JSON.stringify({ route: "custom", messages: [{ role: "user", content: "hi" }] }),
+      }),
+      env as unknown as WorkerEnv,
+    );
+    const text = await response.text();
+    expect(text).toContain("event: text-delta");
+    expect(text).toMatch(/event: error\ndata: \{[^\n]*"kind":"truncated"/);
+    expect(text).not.toContain("event: done");
+  });
+});
