@@ -14,7 +14,7 @@ import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { addUsage, type Usage } from "../core/usage.ts";
-import { isStopStatus } from "../substrate/pause.ts";
+import { checkPause } from "../substrate/pause.ts";
 
 /** A tool the agent can run: its spec plus the function that runs it. */
 export interface AgentTool extends ToolSpecInput {
@@ -95,25 +95,29 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   let steps = 0;
   let response: Response | undefined;
   const result = (status: AgentStatus): AgentResult => ({ status, messages, usage, steps, response });
+  let stoppedAs: AgentStatus = "paused";
   const paused = async (boundary: "model" | "tools"): Promise<boolean> => {
     if (!options.pause) return false;
-    const stop = isStopStatus(await options.pause());
-    if (stop) options.onEvent?.({ type: "paused", step: steps, boundary });
-    return stop;
+    const state = await checkPause(options.pause);
+    if (!state.stop) return false;
+    // An aborted (or cancelled) source ends the run as aborted; any other stop status pauses it.
+    stoppedAs = /^(?:abort|cancel)/i.test(String(state.status ?? "")) ? "aborted" : "paused";
+    options.onEvent?.({ type: "paused", step: steps, boundary });
+    return true;
   };
 
   try {
     let pending = unansweredCalls(messages);
     for (;;) {
       if (pending.length > 0) {
-        if (await paused("tools")) return result("paused");
+        if (await paused("tools")) return result(stoppedAs);
         if (options.signal?.aborted) return result("aborted");
         const results = await runTools(pending, tools, options.signal);
         options.onEvent?.({ type: "tool-results", step: steps, results });
         messages.push({ role: "tool", toolResults: results });
       }
       if (steps >= maxSteps) return result("max-steps");
-      if (await paused("model")) return result("paused");
+      if (await paused("model")) return result(stoppedAs);
       if (options.signal?.aborted) return result("aborted");
       steps++;
       const step = steps;

@@ -303,7 +303,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   app.post("/v1/stream", async (c) => {
     const request = validate(NeutralRequestSchema, await jsonBody(c));
-    const abort = new AbortController();
+    const abort = linkedAbort(c.req.raw.signal);
     const sessionId = request.sessionId ?? request.options?.sessionId ?? c.req.header("x-session-id");
     const options = { ...request.options, signal: abort.signal, sessionId };
     const events = await openStream(c, request.route, sessionId, (provider) =>
@@ -353,7 +353,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   app.post("/v1/chat/completions", async (c) => {
     const call = chatRequestToNeutral(await jsonBody(c));
-    const sessionId = c.req.header("x-session-id");
+    const sessionId = call.sessionId ?? c.req.header("x-session-id");
     const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     if (!call.stream) {
@@ -366,7 +366,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
       );
       return c.json(chatCompletionOf(response, call.route, id, created));
     }
-    const abort = new AbortController();
+    const abort = linkedAbort(c.req.raw.signal);
     const events = await openStream(c, call.route, sessionId, (provider) =>
       provider.stream(call.messages, call.tools, { ...call.options, signal: abort.signal, sessionId }),
     );
@@ -477,6 +477,17 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 /** A configuration problem: the operator's, reported as a 500 that names the field. */
 export class HTTPConfigError extends Error {
   override readonly name = "HTTPConfigError";
+}
+
+/**
+ * An abort controller for the upstream call that also fires when the client goes away (the request's
+ * signal, with the `enable_request_signal` compatibility flag) — before the first event as well as after.
+ */
+function linkedAbort(signal: AbortSignal | undefined): AbortController {
+  const controller = new AbortController();
+  if (signal?.aborted) controller.abort(signal.reason);
+  else signal?.addEventListener("abort", () => controller.abort(signal.reason), { once: true });
+  return controller;
 }
 
 async function jsonBody(c: Context): Promise<unknown> {

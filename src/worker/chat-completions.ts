@@ -68,6 +68,8 @@ export const ChatCompletionsRequestSchema = z.looseObject({
   parallel_tool_calls: z.optional(z.nullable(z.boolean())),
   reasoning_effort: z.optional(z.nullable(z.enum(["minimal", "low", "medium", "high"]))),
   user: z.optional(z.string()),
+  /** modelwire extension: the session for affinity (the `x-session-id` header does the same). */
+  session_id: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
 });
 export type ChatCompletionsRequest = z.output<typeof ChatCompletionsRequestSchema>;
 
@@ -79,6 +81,7 @@ export interface NeutralChatCall {
   options: CallOptions;
   stream: boolean;
   includeUsage: boolean;
+  sessionId: string | undefined;
 }
 
 /** Validates a Chat Completions body and turns it into a neutral call. Throws `ValidationError` naming the field. */
@@ -135,6 +138,7 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
     options,
     stream: request.stream === true,
     includeUsage: request.stream_options?.include_usage === true,
+    sessionId: request.session_id,
   };
 }
 

@@ -34,7 +34,10 @@ const MemberSchema = z.looseObject({
 });
 
 const RouteSchema = z.union([
-  z.strictObject({ demo: z.literal(true) }),
+  z.strictObject({
+    demo: z.literal(true),
+    delayMs: z.optional(z.number().check(z.int(), z.nonnegative(), z.maximum(60_000))),
+  }),
   z.strictObject({ pool: z.array(MemberSchema).check(z.minLength(1)) }),
   MemberSchema,
 ]);
@@ -76,7 +79,12 @@ export function buildRoutes(
   for (const [alias, config] of Object.entries(parsed.data.routes)) {
     const at = `routes.${alias}`;
     if ("demo" in config && config.demo === true) {
-      routes.set(alias, { alias, members: [demoProvider()], weights: [1] });
+      const delayMs = "delayMs" in config && typeof config.delayMs === "number" ? config.delayMs : undefined;
+      routes.set(alias, {
+        alias,
+        members: [demoProvider(delayMs === undefined ? {} : { delayMs })],
+        weights: [1],
+      });
       continue;
     }
     const members = "pool" in config && Array.isArray(config.pool) ? config.pool : [config];
@@ -123,6 +131,15 @@ function withSecrets(
   env: Record<string, unknown>,
 ): Record<string, unknown> {
   const { apiKeySecret, credentialsSecrets, weight: _weight, ...rest } = member;
+  if (rest.apiKey !== undefined) {
+    // Keys never sit in the config (it is a plain variable, visible to anyone who can read the Worker).
+    throw new ValidationError([
+      {
+        path: `${path}.apiKey`,
+        message: "keys do not go in MODELWIRE_CONFIG; name a Worker secret with apiKeySecret",
+      },
+    ]);
+  }
   const config: Record<string, unknown> = { ...rest };
   const secretOf = (name: string, field: string): string => {
     const secret = env[name];
@@ -147,14 +164,20 @@ function withSecrets(
         : {};
     config.settings = { ...settings, credentials };
   }
-  if (typeof apiKeySecret === "string") {
-    const secret = env[apiKeySecret];
-    if (typeof secret !== "string" || secret === "") {
-      throw new ValidationError([
-        { path: `${path}.apiKeySecret`, message: `the Worker secret ${apiKeySecret} is not set` },
-      ]);
-    }
-    config.apiKey = secret;
+  if (typeof apiKeySecret === "string") config.apiKey = secretOf(apiKeySecret, "apiKeySecret");
+  // Bedrock bearer auth reads AWS_BEARER_TOKEN_BEDROCK from the env it is handed: hand it the secret.
+  const bearer = env.AWS_BEARER_TOKEN_BEDROCK;
+  if (
+    rest.protocol === "bedrock" &&
+    apiKeySecret === undefined &&
+    typeof bearer === "string" &&
+    bearer !== ""
+  ) {
+    const settings =
+      typeof config.settings === "object" && config.settings !== null
+        ? (config.settings as Record<string, unknown>)
+        : {};
+    config.settings = { ...settings, env: { AWS_BEARER_TOKEN_BEDROCK: bearer } };
   }
   if (Array.isArray(rest.fallback)) {
     config.fallback = rest.fallback.map((entry, index) =>

@@ -14,8 +14,28 @@ import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
 import type { TaskWorkflow } from "./task-object.ts";
 
-/** A provider that answers from a fixed script: no network, no key. */
-export function demoProvider(): Provider {
+/**
+ * A provider that answers from a fixed script: no network, no key. `delayMs` makes each call take that
+ * long (abortable), so a person trying the demo task has time to pause it.
+ */
+export function demoProvider(options: { delayMs?: number } = {}): Provider {
+  const wait = async (signal: AbortSignal | undefined) => {
+    const ms = options.delayMs ?? 0;
+    if (ms <= 0) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(resolve, ms);
+      signal?.addEventListener(
+        "abort",
+        () => {
+          clearTimeout(timer);
+          reject(
+            new ProviderError({ kind: "aborted", message: "call aborted", provider: "demo", model: "demo" }),
+          );
+        },
+        { once: true },
+      );
+    });
+  };
   const answer = (
     messages: readonly MessageInput[],
     tools: readonly ToolSpecInput[] | undefined,
@@ -64,10 +84,12 @@ export function demoProvider(): Provider {
     protocol: "demo",
     async complete(messages, tools, options) {
       check(options);
+      await wait(options?.signal);
       return answer(messages, tools);
     },
     async *stream(messages, tools, options): AsyncGenerator<StreamEvent, void, undefined> {
       check(options);
+      await wait(options?.signal);
       const response = answer(messages, tools);
       for (const word of response.message.content.split(/(?<= )/)) yield { type: "text-delta", text: word };
       for (const [index, call] of response.message.toolCalls.entries()) {

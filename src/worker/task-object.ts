@@ -58,6 +58,13 @@ export type TaskResult<T> =
   | { ok: true; value: T }
   | { ok: false; status: number; error: { kind: string; message: string } };
 
+/** Characters per message row: well under SQLite's 2 MB row limit, whatever the UTF-8 width. */
+const MESSAGE_PART_CHARS = 256 * 1024;
+/** Longest event payload kept, in characters. */
+const MAX_EVENT_CHARS = 64 * 1024;
+/** Retryable failures of one step before the task fails. */
+const MAX_STEP_RETRIES = 8;
+
 const FINAL: ReadonlySet<TaskStatus> = new Set(["done", "max-steps", "aborted", "failed"]);
 
 type Row = Record<string, string | number | null | ArrayBuffer>;
@@ -112,8 +119,9 @@ export abstract class TaskObjectBase extends DurableObject {
 
   /** Events after `afterId` (for SSE with `Last-Event-ID`), and whether the task is final. */
   events(afterId: number): TaskResult<{ events: TaskEvent[]; final: boolean }> {
-    const state = this.load();
-    if (!state) return failure(404, "not_found", "no such task");
+    // Polled by every open SSE stream: read the status only, never the history.
+    const status = this.status();
+    if (!status) return failure(404, "not_found", "no such task");
     const events = this.ctx.storage.sql
       .exec<Row>("SELECT id, type, data FROM events WHERE id > ? ORDER BY id LIMIT 500", afterId)
       .toArray()
@@ -122,7 +130,7 @@ export abstract class TaskObjectBase extends DurableObject {
         type: String(row.type),
         data: JSON.parse(String(row.data)) as unknown,
       }));
-    return { ok: true, value: { events, final: FINAL.has(state.status) } };
+    return { ok: true, value: { events, final: FINAL.has(status) } };
   }
 
   /** Stops the task at its next boundary. A final task cannot be paused. */
@@ -183,10 +191,18 @@ export abstract class TaskObjectBase extends DurableObject {
       const failed = ProviderError.is(error)
         ? error.toJSON()
         : { kind: "internal", message: error instanceof Error ? error.message : String(error) };
-      // A retryable failure is tried again later; the history is untouched, so nothing is lost.
-      if (ProviderError.is(error) && error.retryable) {
-        this.event("retry", { error: failed });
-        await this.ctx.storage.setAlarm(Date.now() + Math.min(error.retryAfterMs ?? 2000, 60_000));
+      // A retryable failure is tried again later, with growing waits and a limit; the history is untouched,
+      // so nothing is lost.
+      const retries = Number(
+        this.ctx.storage.sql.exec<Row>("SELECT retries FROM task LIMIT 1").one().retries ?? 0,
+      );
+      if (ProviderError.is(error) && error.retryable && retries < MAX_STEP_RETRIES) {
+        this.ctx.storage.sql.exec("UPDATE task SET retries = ? WHERE id = ?", retries + 1, state.id);
+        this.event("retry", { error: failed, attempt: retries + 1 });
+        const backoff = Math.min(2000 * 2 ** retries, 60_000);
+        await this.ctx.storage.setAlarm(
+          Date.now() + Math.min(Math.max(error.retryAfterMs ?? 0, backoff), 300_000),
+        );
         return;
       }
       this.finish("failed", failed);
@@ -201,18 +217,21 @@ export abstract class TaskObjectBase extends DurableObject {
       else if (result.status === "aborted") status = "aborted";
       else if (result.status === "max-steps" && steps >= maxSteps) status = "max-steps";
     }
-    // The loop only appends to the history: store the new messages, one row each.
-    this.append(result.messages.slice(state.history.length));
-    this.ctx.storage.sql.exec(
-      "UPDATE task SET steps = ?, usage = ?, status = ?, updated_at = ? WHERE id = ?",
-      steps,
-      JSON.stringify(usage),
-      status,
-      now,
-      state.id,
-    );
-    if (status !== "running") this.event("status", { status, usage, steps });
-    else await this.ctx.storage.setAlarm(Date.now());
+    // One transaction per step: the new messages (the loop only appends), the counters and the status land
+    // together or not at all, so a failed write never leaves half a step to be run again on top.
+    this.ctx.storage.transactionSync(() => {
+      this.append(result.messages.slice(state.history.length));
+      this.ctx.storage.sql.exec(
+        "UPDATE task SET steps = ?, usage = ?, status = ?, retries = 0, updated_at = ? WHERE id = ?",
+        steps,
+        JSON.stringify(usage),
+        status,
+        now,
+        state.id,
+      );
+      if (status !== "running") this.event("status", { status, usage, steps });
+    });
+    if (status === "running") await this.ctx.storage.setAlarm(Date.now());
   }
 
   private transition(from: readonly TaskStatus[], to: TaskStatus): TaskResult<TaskState> {
@@ -249,12 +268,55 @@ export abstract class TaskObjectBase extends DurableObject {
    * agent history with thinking blocks outgrows that.
    */
   private append(messages: readonly MessageInput[]): void {
-    for (const message of messages)
-      this.ctx.storage.sql.exec("INSERT INTO messages (json) VALUES (?)", JSON.stringify(message));
+    let next = Number(
+      this.ctx.storage.sql.exec<Row>("SELECT COALESCE(MAX(msg) + 1, 0) AS next FROM messages").one().next,
+    );
+    for (const message of messages) {
+      const json = JSON.stringify(message);
+      // A big tool result must not hit the 2 MB row limit: long messages span several rows.
+      for (
+        let part = 0, offset = 0;
+        offset < json.length || part === 0;
+        part++, offset += MESSAGE_PART_CHARS
+      ) {
+        this.ctx.storage.sql.exec(
+          "INSERT INTO messages (msg, part, json) VALUES (?, ?, ?)",
+          next,
+          part,
+          json.slice(offset, offset + MESSAGE_PART_CHARS),
+        );
+      }
+      next++;
+    }
   }
 
   private event(type: string, data: unknown): void {
-    this.ctx.storage.sql.exec("INSERT INTO events (type, data) VALUES (?, ?)", type, JSON.stringify(data));
+    let json = JSON.stringify(data);
+    // Events are progress notes; the full record is the history. A huge one is cut, and says so.
+    if (json.length > MAX_EVENT_CHARS)
+      json = JSON.stringify({ truncated: true, preview: json.slice(0, MAX_EVENT_CHARS) });
+    this.ctx.storage.sql.exec("INSERT INTO events (type, data) VALUES (?, ?)", type, json);
+  }
+
+  private history(): MessageInput[] {
+    const messages: MessageInput[] = [];
+    let current = -1;
+    let parts: string[] = [];
+    const flush = () => {
+      if (parts.length > 0) messages.push(JSON.parse(parts.join("")) as MessageInput);
+    };
+    for (const row of this.ctx.storage.sql
+      .exec<Row>("SELECT msg, json FROM messages ORDER BY msg, part")
+      .toArray()) {
+      if (Number(row.msg) !== current) {
+        flush();
+        parts = [];
+        current = Number(row.msg);
+      }
+      parts.push(String(row.json));
+    }
+    flush();
+    return messages;
   }
 
   /** Only the status: read at every loop boundary, so it must not load the history. */
@@ -272,10 +334,7 @@ export abstract class TaskObjectBase extends DurableObject {
       status: String(row.status) as TaskStatus,
       steps: Number(row.steps),
       usage: JSON.parse(String(row.usage)) as Usage,
-      history: this.ctx.storage.sql
-        .exec<Row>("SELECT json FROM messages ORDER BY seq")
-        .toArray()
-        .map((message) => JSON.parse(String(message.json)) as MessageInput),
+      history: this.history(),
       error: row.error === null ? undefined : (JSON.parse(String(row.error)) as unknown),
       createdAt: Number(row.created_at),
       updatedAt: Number(row.updated_at),
@@ -308,10 +367,13 @@ function ensureSchema(sql: SqlStorage): void {
     steps INTEGER NOT NULL,
     usage TEXT NOT NULL,
     error TEXT,
+    retries INTEGER NOT NULL DEFAULT 0,
     created_at INTEGER NOT NULL,
     updated_at INTEGER NOT NULL
   )`);
-  sql.exec("CREATE TABLE IF NOT EXISTS messages (seq INTEGER PRIMARY KEY AUTOINCREMENT, json TEXT NOT NULL)");
+  sql.exec(
+    "CREATE TABLE IF NOT EXISTS messages (msg INTEGER NOT NULL, part INTEGER NOT NULL, json TEXT NOT NULL, PRIMARY KEY (msg, part))",
+  );
   sql.exec(
     "CREATE TABLE IF NOT EXISTS events (id INTEGER PRIMARY KEY AUTOINCREMENT, type TEXT NOT NULL, data TEXT NOT NULL)",
   );

@@ -181,3 +181,16 @@ describe("runAgent", () => {
     expect(texts).toEqual(["hello", " worl", "d"]);
   });
 });
+
+describe("runAgent pause sources", () => {
+  it("an aborted status ends the run as aborted, not paused", async () => {
+    const provider = new FakeProvider({ script: [{ text: "never" }] });
+    const result = await runAgent({
+      provider,
+      messages: [{ role: "user", content: "x" }],
+      pause: () => ({ status: "aborted" }),
+    });
+    expect(result.status).toBe("aborted");
+    expect(provider.calls).toHaveLength(0);
+  });
+});

@@ -362,3 +362,153 @@ export function splitCharacters(bytes: Uint8Array, sizes: Uint32Array): number {
   }
   return count;
 }
+
+// ---------------------------------------------------------------------------------------------------------
+// OpenAI Chat Completions
+
+/** The model the Chat Completions stream names (a DeepSeek-style server: it streams `reasoning_content`). */
+export const OPENAI_CHAT_MODEL = "deepseek-reasoner";
+
+/** How a Chat Completions stream is made up. */
+export interface OpenAIChatStreamShape {
+  seed: number;
+  /** Approximate size of the whole stream in bytes. */
+  targetBytes: number;
+  /** Share of the bytes spent on `reasoning_content` chunks. */
+  reasoningShare: number;
+  /** Share of the bytes spent on `tool_calls` chunks. */
+  toolShare: number;
+  /** Number of tool calls; their argument pieces arrive interleaved by `index`. */
+  toolCalls: number;
+}
+
+/**
+ * Generates a Chat Completions SSE stream (`data:` lines only, as the API sends them) of about
+ * `shape.targetBytes` bytes, the same for the same shape: a role chunk, `delta.reasoning_content` chunks
+ * (DeepSeek, vLLM, xAI), many small `delta.content` chunks, then the tool calls — each opened by a chunk
+ * with its `id`, `type` and `function.name`, its `function.arguments` following in 1–24-character pieces,
+ * the calls' pieces interleaved at random by `index` — a `finish_reason` chunk, a usage chunk with
+ * `choices: []` (`stream_options.include_usage`) and `data: [DONE]`. `expected.thinking` is the joined
+ * `reasoning_content`; there is no signature.
+ */
+export function generateOpenAIChatStream(shape: OpenAIChatStreamShape): GeneratedStream {
+  const random = seededRandom(shape.seed);
+  const events: string[] = [];
+  let bytes = 0;
+  let firstTextEvent = -1;
+  let firstTextEnd = -1;
+  const push = (event: string): void => {
+    events.push(event);
+    bytes += Buffer.byteLength(event, "utf8");
+  };
+  const expected: ExpectedResult = { text: "", thinking: "", signature: "", toolCalls: [] };
+  const id = `chatcmpl-${randomId(random, 29)}`;
+  const fingerprint = `fp_${randomId(random, 10).toLowerCase()}`;
+  const created = 1_775_000_000;
+  // Chunk envelope: the fields every chunk repeats, in the API's order.
+  const chunk = (choices: unknown[], extra?: Record<string, unknown>): string =>
+    `data: ${JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model: OPENAI_CHAT_MODEL,
+      system_fingerprint: fingerprint,
+      choices,
+      ...extra,
+    })}\n\n`;
+  const deltaChunk = (delta: Record<string, unknown>, finishReason: string | null = null): string =>
+    chunk([{ index: 0, delta, logprobs: null, finish_reason: finishReason }]);
+
+  // Tool calls are built first so the content chunks can fill the rest of the byte budget exactly.
+  const toolChunks: string[] = [];
+  let toolBytes = 0;
+  if (shape.toolShare > 0 && shape.toolCalls > 0) {
+    const perTool = (shape.targetBytes * shape.toolShare) / shape.toolCalls;
+    // Wire bytes per character of arguments: the chunk envelope around ~12.5-character pieces.
+    const envelope = Buffer.byteLength(
+      deltaChunk({ tool_calls: [{ index: 0, function: { arguments: "" } }] }),
+    );
+    const perChar = (envelope + 14) / 12.5;
+    const queues: string[][] = [];
+    for (let call = 0; call < shape.toolCalls; call++) {
+      const input = toolInput(random, call, perTool / perChar);
+      const tool: ExpectedToolCall = {
+        id: `call_${randomId(random, 24)}`,
+        name: TOOL_NAMES[call % TOOL_NAMES.length]!,
+        input,
+      };
+      expected.toolCalls.push(tool);
+      const queue = [
+        deltaChunk({
+          tool_calls: [
+            { index: call, id: tool.id, type: "function", function: { name: tool.name, arguments: "" } },
+          ],
+        }),
+      ];
+      for (const piece of pieces(random, JSON.stringify(input), 1, 24)) {
+        queue.push(deltaChunk({ tool_calls: [{ index: call, function: { arguments: piece } }] }));
+      }
+      queues.push(queue);
+    }
+    // Every call is opened in order; after that the next chunk comes from a random call with pieces left.
+    const cursors = queues.map(() => 0);
+    for (let call = 0; call < queues.length; call++) {
+      toolChunks.push(queues[call]![0]!);
+      cursors[call] = 1;
+    }
+    for (;;) {
+      const open = queues.map((_, call) => call).filter((call) => cursors[call]! < queues[call]!.length);
+      if (open.length === 0) break;
+      // Runs of 1–8 pieces from one call, then possibly another: interleaved, not alternating strictly.
+      const call = random.pick(open);
+      for (let run = random.int(1, 8); run > 0 && cursors[call]! < queues[call]!.length; run--) {
+        toolChunks.push(queues[call]![cursors[call]!++]!);
+      }
+    }
+    for (const event of toolChunks) toolBytes += Buffer.byteLength(event, "utf8");
+  }
+
+  push(deltaChunk({ role: "assistant", content: "", reasoning_content: "" }));
+
+  if (shape.reasoningShare > 0) {
+    const budget = shape.targetBytes * shape.reasoningShare;
+    while (bytes < budget) {
+      const reasoning = words(random, random.int(1, 4));
+      expected.thinking += reasoning;
+      push(deltaChunk({ reasoning_content: reasoning }));
+    }
+  }
+
+  const tail = 600;
+  const textBudget = shape.targetBytes - toolBytes - tail;
+  do {
+    const text = words(random, random.int(1, 3));
+    expected.text += text;
+    push(deltaChunk({ content: text }));
+    if (firstTextEvent < 0) {
+      firstTextEvent = events.length - 1;
+      firstTextEnd = bytes;
+    }
+  } while (bytes < textBudget);
+
+  for (const event of toolChunks) push(event);
+  push(deltaChunk({}, expected.toolCalls.length > 0 ? "tool_calls" : "stop"));
+  const completionTokens = Math.round(bytes / 40);
+  const reasoningTokens = Math.round(Buffer.byteLength(expected.thinking) / 4);
+  push(
+    chunk([], {
+      usage: {
+        prompt_tokens: 2095,
+        completion_tokens: completionTokens,
+        total_tokens: 2095 + completionTokens,
+        prompt_tokens_details: { cached_tokens: 1024 },
+        completion_tokens_details: { reasoning_tokens: reasoningTokens },
+      },
+    }),
+  );
+  push("data: [DONE]\n\n");
+
+  const encoded = new TextEncoder().encode(events.join(""));
+  if (encoded.length !== bytes) throw new Error("byte count mismatch in the generator");
+  return { bytes: encoded, expected, events: events.length, firstTextEvent, firstTextEnd };
+}

@@ -1,6 +1,10 @@
 /**
- * `npm run bench`: modelwire against the official Anthropic SDK, the AI SDK and two floors, fed identical
- * bytes in one process, and the bundle sizes. Prints markdown to stdout (progress goes to stderr).
+ * `npm run bench`: modelwire against the official SDKs, the AI SDK and two floors, fed identical bytes in
+ * one process, and the bundle sizes. Prints markdown to stdout (progress goes to stderr).
+ *
+ * Scenarios: (a) throughput on a generated ~8 MiB Anthropic stream; (e) the same for an OpenAI Chat
+ * Completions stream (the `openai` package as the official SDK; printed after (a)); (b) first text event;
+ * (c) peak live heap; (d) bundle sizes. `--only` ids are shared: `sdk` is the official SDK of the scenario.
  *
  * Method: rows run side by side in rounds; each round rotates the order, so no row always runs first
  * (cold) or last (after the others' garbage). Warm-up rounds are verified but not timed; a forced GC
@@ -8,7 +12,7 @@
  * Medians with the interquartile range; ratios are the median of per-round ratios (both runs in the same
  * round), which cancels most of the drift of a noisy machine.
  *
- *   node --expose-gc test/bench/run.ts [--scenarios=a,b,c,d] [--only=modelwire,sdk,ai-sdk,json-floor,byte-floor]
+ *   node --expose-gc test/bench/run.ts [--scenarios=a,e,b,c,d] [--only=modelwire,sdk,ai-sdk,json-floor,byte-floor]
  *                                      [--reps=7] [--warmup=2] [--memory-reps=3]
  *
  * For a CPU profile of one row: `node --expose-gc --cpu-prof --cpu-prof-dir=/tmp/prof test/bench/run.ts
@@ -20,8 +24,14 @@ import { arch, cpus, loadavg, platform, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { chunkedBody, heldBody } from "./body.ts";
 import { BUNDLE_TARGETS, measureBundle } from "./bundle.ts";
-import { CONTENDERS, type Contender, verify } from "./contenders.ts";
-import { chunkSizes, type GeneratedStream, generateAnthropicStream, splitCharacters } from "./generate.ts";
+import { CONTENDERS, type Contender, openAIChatContenders, verify } from "./contenders.ts";
+import {
+  chunkSizes,
+  type GeneratedStream,
+  generateAnthropicStream,
+  generateOpenAIChatStream,
+  splitCharacters,
+} from "./generate.ts";
 import { fixed, markdownTable, pairedRatio, summarize, withIqr } from "./stats.ts";
 
 const gc = globalThis.gc;
@@ -33,7 +43,7 @@ const collect: () => void = gc;
 
 const { values: args } = parseArgs({
   options: {
-    scenarios: { type: "string", default: "a,b,c,d" },
+    scenarios: { type: "string", default: "a,e,b,c,d" },
     only: { type: "string" },
     reps: { type: "string", default: "7" },
     warmup: { type: "string", default: "2" },
@@ -51,6 +61,7 @@ const SEED = 20_260_401;
 const MAX_CHUNK = 4096;
 const MiB = 1024 * 1024;
 const THROUGHPUT_SHAPE = { targetBytes: 8 * MiB, thinkingShare: 0.2, toolShare: 0.25, toolCalls: 6 };
+const OPENAI_CHAT_SHAPE = { targetBytes: 8 * MiB, reasoningShare: 0.2, toolShare: 0.25, toolCalls: 2 };
 const MEMORY_SHAPE = { ...THROUGHPUT_SHAPE, targetBytes: 4 * MiB };
 const LATENCY_SHAPE = { targetBytes: 64 * 1024, thinkingShare: 0, toolShare: 0.3, toolCalls: 1 };
 /** How long the latency scenario holds the second read before giving up on the first text event. */
@@ -87,11 +98,22 @@ function describeStream(label: string, stream: GeneratedStream, sizes: Uint32Arr
 }
 
 // ---------------------------------------------------------------------------------------------------------
-// (a) throughput
+// (a) and (e) throughput
 
-async function throughput(): Promise<number | undefined> {
-  const stream = generateAnthropicStream({ seed: SEED, ...THROUGHPUT_SHAPE });
-  const sizes = chunkSizes(SEED + 1, stream.bytes.length, MAX_CHUNK);
+interface ThroughputSetup {
+  /** Scenario letter, for progress lines. */
+  label: string;
+  heading: string;
+  /** Says what the stream is and what was checked; the rounds are added. */
+  description: string;
+  stream: GeneratedStream;
+  sizes: Uint32Array;
+  rows: readonly Contender[];
+}
+
+/** Runs `setup.rows` in rotating rounds, prints the table, returns modelwire's paired ratio to the JSON floor. */
+async function measureThroughput(setup: ThroughputSetup): Promise<number | undefined> {
+  const { stream, sizes, rows: contenders } = setup;
   const megabytes = stream.bytes.length / 1e6;
   const speeds = new Map<Contender, number[]>(contenders.map((contender) => [contender, []]));
   const times = new Map<Contender, number[]>(contenders.map((contender) => [contender, []]));
@@ -109,18 +131,18 @@ async function throughput(): Promise<number | undefined> {
         speeds.get(contender)!.push(megabytes / (elapsed / 1000));
       }
     }
-    progress(`(a) throughput: round ${round + 1}/${WARMUP + REPS}${timed ? "" : " (warm-up)"}`);
+    progress(`(${setup.label}) throughput: round ${round + 1}/${WARMUP + REPS}${timed ? "" : " (warm-up)"}`);
   }
 
   const floor = contenders.find((contender) => contender.id === "json-floor");
   const sdk = contenders.find((contender) => contender.id === "sdk");
+  const modelwire = contenders.find((contender) => contender.id === "modelwire");
   const rows = [
     ["Row", "MB/s median (IQR)", "ms median", "× JSON.parse floor", "× official SDK", "× modelwire"],
     ...contenders.map((contender) => {
       const speed = speeds.get(contender)!;
       const ratio = (reference: Contender | undefined): string =>
         reference ? fixed(pairedRatio(speed, speeds.get(reference)!), 2) : "–";
-      const modelwire = contenders.find((candidate) => candidate.id === "modelwire");
       return [
         contender.name,
         withIqr(summarize(speed), 1),
@@ -131,17 +153,65 @@ async function throughput(): Promise<number | undefined> {
       ];
     }),
   ];
-  out("## (a) Throughput: assemble a generated ~8 MiB Anthropic stream");
+  out(setup.heading);
   out();
-  out(
-    `${describeStream("Stream", stream, sizes)} ${REPS} timed rounds after ${WARMUP} warm-up rounds; every result checked equal to what was generated ` +
-      "(text, thinking, signature, tool ids, names and inputs; event count for the floors). MB = 10⁶ bytes.",
-  );
+  out(`${setup.description} ${REPS} timed rounds after ${WARMUP} warm-up rounds; MB = 10⁶ bytes.`);
   out();
   out(markdownTable(rows, [1, 2, 3, 4, 5]));
   out();
-  const modelwire = contenders.find((contender) => contender.id === "modelwire");
   return modelwire && floor ? pairedRatio(speeds.get(modelwire)!, speeds.get(floor)!) : undefined;
+}
+
+async function throughput(): Promise<number | undefined> {
+  const stream = generateAnthropicStream({ seed: SEED, ...THROUGHPUT_SHAPE });
+  const sizes = chunkSizes(SEED + 1, stream.bytes.length, MAX_CHUNK);
+  return measureThroughput({
+    label: "a",
+    heading: "## (a) Throughput: assemble a generated ~8 MiB Anthropic stream",
+    description:
+      `${describeStream("Stream", stream, sizes)} Every result checked equal to what was generated ` +
+      "(text, thinking, signature, tool ids, names and inputs; event count for the floors).",
+    stream,
+    sizes,
+    rows: contenders,
+  });
+}
+
+async function openAIChatThroughput(): Promise<number | undefined> {
+  const stream = generateOpenAIChatStream({ seed: SEED + 5, ...OPENAI_CHAT_SHAPE });
+  const sizes = chunkSizes(SEED + 6, stream.bytes.length, MAX_CHUNK);
+  const chat = await openAIChatContenders();
+  const rows = chat.contenders.filter((contender) => !only || only.includes(contender.id));
+  const toolJson = stream.expected.toolCalls.reduce(
+    (sum, call) => sum + JSON.stringify(call.input).length,
+    0,
+  );
+  const unchecked = rows
+    .filter((contender) => contender.unchecked?.includes("thinking"))
+    .map((contender) => contender.short);
+  const description =
+    `Stream: ${stream.bytes.length.toLocaleString("en")} bytes, ${stream.events.toLocaleString("en")} ` +
+    `\`data:\` events (text ${stream.expected.text.length.toLocaleString("en")} chars in small ` +
+    `\`delta.content\` chunks, \`reasoning_content\` ${stream.expected.thinking.length.toLocaleString("en")} ` +
+    `chars, ${stream.expected.toolCalls.length} tool calls with ${toolJson.toLocaleString("en")} chars of ` +
+    "`function.arguments` JSON in pieces interleaved by `index`, a `finish_reason` chunk, a usage chunk with " +
+    `\`choices: []\` and \`[DONE]\`), in ${sizes.length.toLocaleString("en")} chunks of 1–${MAX_CHUNK} bytes; ` +
+    `${splitCharacters(stream.bytes, sizes)} chunk boundaries split a UTF-8 character. modelwire reads it ` +
+    'with a DeepSeek-style profile (`endpoint: { kind: "deepseek-like", … }`). Every result checked equal ' +
+    "to what was generated (text, reasoning, tool call ids, names and arguments; event count for the floors)" +
+    (unchecked.length > 0
+      ? `, except reasoning for ${unchecked.join(", ")}: the \`openai\` package keeps only the last ` +
+        "`reasoning_content` piece (it copies unknown delta fields onto the message)."
+      : ".") +
+    (chat.notes.length > 0 ? ` ${chat.notes.join(" ")}` : "");
+  return measureThroughput({
+    label: "e",
+    heading: "## (e) Throughput: assemble a generated ~8 MiB OpenAI Chat Completions stream",
+    description,
+    stream,
+    sizes,
+    rows,
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------
@@ -355,7 +425,17 @@ if (scenarios.has("a")) {
   const ratio = await throughput();
   if (ratio !== undefined) {
     targets.push([
-      "assembly ≥ 0.8× the JSON.parse floor's throughput",
+      "anthropic assembly ≥ 0.8× the JSON.parse floor's throughput",
+      `${fixed(ratio, 3)}×`,
+      ratio >= 0.8 ? "yes" : "no",
+    ]);
+  }
+}
+if (scenarios.has("e")) {
+  const ratio = await openAIChatThroughput();
+  if (ratio !== undefined) {
+    targets.push([
+      "openai-chat assembly ≥ 0.8× the JSON.parse floor's throughput",
       `${fixed(ratio, 3)}×`,
       ratio >= 0.8 ? "yes" : "no",
     ]);

@@ -684,3 +684,56 @@ describe("a provider stream that stops without done", () => {
     expect(text).not.toContain("event: done");
   });
 });
+
+describe("configuration rules", () => {
+  it("refuses a key written into MODELWIRE_CONFIG, naming the field", async () => {
+    const logs: string[] = [];
+    const worker = createWorker({
+      config: {
+        routes: {
+          leaky: { protocol: "anthropic", model: "claude-sonnet-4-5", apiKey: "sk-ant-inline-000000000000" },
+        },
+      },
+      log: (line) => logs.push(line),
+    });
+    const response = await worker.app.fetch(
+      new Request("http://worker.test/v1/models", { headers: { authorization: "Bearer test-token-a" } }),
+      env as unknown as WorkerEnv,
+    );
+    expect(response.status).toBe(500);
+    const text = await response.text();
+    expect(text).toContain("routes.leaky.apiKey");
+    expect(text).not.toContain("sk-ant-inline");
+    expect(logs.join("\n")).not.toContain("sk-ant-inline");
+  });
+
+  it("hands AWS_BEARER_TOKEN_BEDROCK to a bedrock route that names no key", async () => {
+    const seen: Array<string | null> = [];
+    const worker = createWorker({
+      config: {
+        routes: { nova: { protocol: "bedrock", model: "amazon.nova-pro-v1:0", region: "us-east-1" } },
+      },
+      providers: {
+        fetch: (async (_url: RequestInfo | URL, init?: RequestInit) => {
+          seen.push(new Headers(init?.headers).get("authorization"));
+          return Response.json(
+            { message: "stop here" },
+            { status: 400, headers: { "x-amzn-errortype": "ValidationException" } },
+          );
+        }) as typeof fetch,
+      },
+      log: () => {},
+    });
+    const response = await worker.app.fetch(
+      new Request("http://worker.test/v1/complete", {
+        method: "POST",
+        headers: { authorization: "Bearer test-token-a", "content-type": "application/json" },
+        body: JSON.stringify({ route: "nova", messages: [{ role: "user", content: "hi" }] }),
+      }),
+      { ...(env as unknown as WorkerEnv), AWS_BEARER_TOKEN_BEDROCK: "bedrock-bearer-7777777" },
+    );
+    expect(response.status).toBe(400);
+    expect(seen).toEqual(["Bearer bedrock-bearer-7777777"]);
+    expect(await response.text()).not.toContain("bedrock-bearer-7777777");
+  });
+});

@@ -410,7 +410,8 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 3000):
 
 const HELD = Symbol("held");
 const MANUAL = Symbol("manual");
-type Held = { [HELD]?: boolean; [MANUAL]?: boolean; alarm(): Promise<void> };
+const PUTTING_BACK = Symbol("putting back");
+type Held = { [HELD]?: boolean; [MANUAL]?: boolean; [PUTTING_BACK]?: number; alarm(): Promise<void> };
 
 /** From now on (until the object is evicted), the object's alarm runs only through {@link runAlarm}. */
 export async function holdAlarms(stub: DurableObjectStub): Promise<void> {
@@ -425,7 +426,14 @@ export async function holdAlarms(stub: DurableObjectStub): Promise<void> {
         instance[MANUAL] = false;
         return real.call(instance);
       }
-      await state.storage.setAlarm(Date.now() + 3_600_000);
+      // Counted while in flight: between the alarm firing and this write, no alarm is scheduled, and
+      // settleAlarm must not mistake that for "nothing to run".
+      instance[PUTTING_BACK] = (instance[PUTTING_BACK] ?? 0) + 1;
+      try {
+        await state.storage.setAlarm(Date.now() + 3_600_000);
+      } finally {
+        instance[PUTTING_BACK] = (instance[PUTTING_BACK] ?? 1) - 1;
+      }
     };
   });
   await settleAlarm(stub);
@@ -448,12 +456,18 @@ export async function runAlarm(stub: DurableObjectStub): Promise<boolean> {
   return ran;
 }
 
-/** Waits until the object has no alarm due now (none, or one the hold put back). */
+/** Waits until the object has no alarm due now (none, or one the hold put back) and none being put back. */
 export async function settleAlarm(stub: DurableObjectStub): Promise<void> {
-  await waitFor(() =>
-    runInDurableObject(stub, async (_instance, state) => {
+  let calm = 0;
+  await waitFor(async () => {
+    const settled = await runInDurableObject(stub, async (instance, state) => {
       const at = await state.storage.getAlarm();
-      return at === null || at > Date.now() + 60_000;
-    }),
-  );
+      return (
+        ((instance as unknown as Held)[PUTTING_BACK] ?? 0) === 0 && (at === null || at > Date.now() + 60_000)
+      );
+    });
+    // Twice in a row, a few milliseconds apart: an alarm that was about to fire has fired by then.
+    calm = settled ? calm + 1 : 0;
+    return calm >= 2;
+  });
 }

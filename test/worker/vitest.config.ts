@@ -12,6 +12,14 @@ export default defineConfig({
         bindings: {
           GATEWAY_TOKENS: "test-token-a, test-token-b",
           ANTHROPIC_API_KEY: "sk-ant-test-worker-key-000000",
+          // The deployed config's demo route waits 3 s per call so a person can pause a demo task; tests
+          // step tasks by hand and need no wait.
+          MODELWIRE_CONFIG: JSON.stringify({
+            routes: {
+              demo: { demo: true },
+              local: { protocol: "openai-chat", model: "llama3.2", endpoint: "ollama" },
+            },
+          }),
         },
       },
     }),
