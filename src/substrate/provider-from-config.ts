@@ -186,6 +186,7 @@ const ONLY_FOR: Readonly<Record<string, readonly ProtocolName[]>> = {
   betas: ["anthropic", "bedrock"],
   cache: ["anthropic", "bedrock"],
   region: ["bedrock"],
+  settings: ["bedrock"],
 };
 
 const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
@@ -264,6 +265,12 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         auth: settings.auth as "sigv4" | "bearer" | undefined,
         credentials: credentials as BedrockCredentials | undefined,
         env: settings.env as Record<string, string | undefined> | undefined,
+        profile: config.profile
+          ? ({ ...anthropicModelProfile(config.model), ...config.profile } as AnthropicModelProfile)
+          : undefined,
+        additionalModelRequestFields: settings.additionalModelRequestFields as
+          | Record<string, unknown>
+          | undefined,
       }),
     });
   },

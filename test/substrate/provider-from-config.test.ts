@@ -428,3 +428,15 @@ describe("createProvider: built-in bedrock", () => {
     ).toBe("settings.api");
   });
 });
+
+describe("createProvider: settings belong to bedrock only", () => {
+  it("refuses `settings` on another protocol instead of ignoring it", () => {
+    const error = refusal({
+      protocol: "anthropic",
+      model: "claude-sonnet-4-5",
+      apiKey: KEY,
+      settings: { api: "invoke" },
+    });
+    expect(error.issues[0]!.path).toBe("settings");
+  });
+});
