@@ -225,6 +225,14 @@ describe("openaiChat() endpoint profiles", () => {
     return { body: requests[0]!.body, response };
   }
 
+  it("hosted non-reasoning models get no reasoning_effort (they reject it), with a warning", async () => {
+    for (const model of ["gpt-4.1", "gpt-4o-mini", "gpt-5-chat-latest"]) {
+      const { body, response } = await bodyFor("openai", { thinking: { effort: "low" } }, { model });
+      expect(body.reasoning_effort, model).toBeUndefined();
+      expect(response.warnings).toEqual([`thinking ignored: ${model} is not a reasoning model`]);
+    }
+  });
+
   it("gpt-5-chat models are not reasoning models: they keep temperature", async () => {
     const { body, response } = await bodyFor("openai", { temperature: 0.3 }, { model: "gpt-5-chat-latest" });
     expect(body.temperature).toBe(0.3);

@@ -2,7 +2,7 @@ import type { CacheOption, CallOptions } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
 import type { AnthropicModelProfile } from "./anthropic-model-profile.ts";
-import type { AnthropicRequestBody } from "./anthropic-wire.ts";
+import type { AnthropicMessageParam, AnthropicRequestBody } from "./anthropic-wire.ts";
 import { applyAnthropicThinking } from "./apply-anthropic-thinking.ts";
 import { type AnthropicReplayTarget, convertToAnthropicMessages } from "./convert-to-anthropic-messages.ts";
 import { placeAnthropicCacheBreakpoints } from "./place-anthropic-cache-breakpoints.ts";
@@ -35,8 +35,15 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): {
   const converted = convertToAnthropicMessages(input.messages, input.target);
   const tools = prepareAnthropicTools(input.tools, options.toolChoice, options.parallelToolCalls);
   const forcedToolChoice = tools.toolChoice?.type === "any" || tools.toolChoice?.type === "tool";
+  const loopWithoutThinking = toolLoopWithoutThinking(converted.messages);
   const thinking = applyAnthropicThinking({
-    thinking: options.thinking,
+    // Mid tool loop, the API wants the loop's assistant turn to start with a thinking block when thinking
+    // is on. A turn that has none (another model's, or one from before thinking was on) cannot get one
+    // back, so this call goes without thinking rather than failing with a 400 on every retry.
+    thinking:
+      loopWithoutThinking && options.thinking !== undefined && options.thinking !== "off"
+        ? "off"
+        : options.thinking,
     profile,
     maxTokens: options.maxTokens ?? profile.defaultMaxTokens,
     temperature: options.temperature,
@@ -59,8 +66,33 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): {
   if (input.stream) body.stream = true;
 
   const cacheWarnings = placeAnthropicCacheBreakpoints(body, options.cache ?? input.defaultCache);
+  const loopWarning =
+    loopWithoutThinking && options.thinking !== undefined && options.thinking !== "off"
+      ? [
+          "thinking turned off for this call: the tool loop's assistant turn has no thinking block to continue from",
+        ]
+      : [];
   return {
     body,
-    warnings: [...converted.warnings, ...tools.warnings, ...thinking.warnings, ...cacheWarnings],
+    warnings: [
+      ...converted.warnings,
+      ...tools.warnings,
+      ...loopWarning,
+      ...thinking.warnings,
+      ...cacheWarnings,
+    ],
   };
+}
+
+/**
+ * True when the request continues a tool loop (it ends with a user turn of tool results) whose assistant
+ * turn does not start with a thinking or redacted_thinking block.
+ */
+function toolLoopWithoutThinking(messages: readonly AnthropicMessageParam[]): boolean {
+  const last = messages.at(-1);
+  const assistant = messages.at(-2);
+  if (last?.role !== "user" || assistant?.role !== "assistant") return false;
+  if (!last.content.some((block) => block.type === "tool_result")) return false;
+  const first = assistant.content[0]?.type;
+  return first !== "thinking" && first !== "redacted_thinking";
 }

@@ -68,8 +68,12 @@ export function buildOpenAIChatRequest(input: OpenAIChatRequestInput): {
   if (options.stopSequences?.length) body.stop = [...options.stopSequences];
   const effort = effortOf(options.thinking, input.model, warnings);
   if (effort !== undefined) {
-    if (profile.reasoningEffort) body.reasoning_effort = effort;
-    else warnings.push(`thinking ignored: the ${profile.kind} endpoint takes no reasoning_effort`);
+    if (!profile.reasoningEffort)
+      warnings.push(`thinking ignored: the ${profile.kind} endpoint takes no reasoning_effort`);
+    // Hosted OpenAI rejects reasoning_effort on models that do not reason (gpt-4.1, gpt-4o, gpt-5-chat).
+    else if (profile.openaiModelRules && !reasoningModel)
+      warnings.push(`thinking ignored: ${input.model} is not a reasoning model`);
+    else body.reasoning_effort = effort;
   }
   const user = options.metadata?.user_id;
   if (user) body.user = user;

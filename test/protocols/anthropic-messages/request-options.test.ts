@@ -598,3 +598,42 @@ describe("parallelToolCalls", () => {
     expect(build({})).toBeUndefined();
   });
 });
+
+describe("thinking mid tool loop", () => {
+  it("is turned off (with a warning) when the loop's assistant turn has no thinking block to continue from", () => {
+    const history = [
+      { role: "user" as const, content: "weather?" },
+      // An earlier turn from another model: rebuilt without thinking.
+      {
+        role: "assistant" as const,
+        toolCalls: [{ id: "toolu_1", name: "weather", arguments: {} }],
+        native: { protocol: "anthropic-messages", origin: "anthropic", model: "claude-opus-4-5", blocks: [] },
+      },
+      { role: "tool" as const, toolResults: [{ callId: "toolu_1", content: "sunny" }] },
+    ];
+    const built = buildAnthropicRequest({
+      messages: history,
+      tools: [{ name: "weather", parameters: { type: "object" } }],
+      options: { thinking: { budgetTokens: 2048 } },
+      target: { model: "claude-sonnet-4-5", origin: "anthropic" },
+      profile: anthropicModelProfile("claude-sonnet-4-5"),
+      stream: false,
+    });
+    expect(built.body.thinking).toEqual({ type: "disabled" });
+    expect(built.warnings.some((warning) => warning.includes("tool loop"))).toBe(true);
+    // A fresh question after the loop may think again.
+    const next = buildAnthropicRequest({
+      messages: [
+        ...history,
+        { role: "assistant" as const, content: "Sunny." },
+        { role: "user" as const, content: "and tomorrow?" },
+      ],
+      tools: [],
+      options: { thinking: { budgetTokens: 2048 } },
+      target: { model: "claude-sonnet-4-5", origin: "anthropic" },
+      profile: anthropicModelProfile("claude-sonnet-4-5"),
+      stream: false,
+    });
+    expect(next.body.thinking).toEqual({ type: "enabled", budget_tokens: 2048 });
+  });
+});
