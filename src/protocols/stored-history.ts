@@ -5,6 +5,10 @@
  *
  * @module
  */
+import { parseToolArguments } from "../core/collect-stream.ts";
+
+/** What a tool call that has no recorded result gets, so the request stays valid. */
+export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
 
 /** Message content as text: strings as they are, numbers and booleans printed, anything else "" (warned). */
 export function textOf(value: unknown, index: number, warnings: string[]): string {
@@ -51,4 +55,34 @@ export function safeString(value: unknown): string {
   } catch {
     return Object.prototype.toString.call(value);
   }
+}
+
+/**
+ * A stored tool call's arguments as the object a request sends: `arguments` when it is one, else the JSON
+ * object parsed from `arguments` or `argumentsText`; `{}` (warned, at `where`) when there is none.
+ */
+export function toolArgumentsOf(
+  call: Record<string, unknown>,
+  where: string,
+  warnings: string[],
+): Record<string, unknown> {
+  if (isPlainObject(call.arguments)) return call.arguments;
+  const text =
+    typeof call.arguments === "string"
+      ? call.arguments
+      : typeof call.argumentsText === "string"
+        ? call.argumentsText
+        : undefined;
+  const parsed = text === undefined ? {} : parseToolArguments(text);
+  if (
+    text !== undefined &&
+    text.trim() !== "" &&
+    Object.keys(parsed).length === 0 &&
+    !/^\s*\{\s*\}\s*$/.test(text)
+  ) {
+    warnings.push(`${where}: arguments are not a JSON object; sent as {}`);
+  } else if (text === undefined && call.arguments !== undefined) {
+    warnings.push(`${where}: arguments are not an object; sent as {}`);
+  }
+  return parsed;
 }

@@ -7,7 +7,6 @@
 import type { CacheOption, CallOptions } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
-import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
@@ -23,7 +22,14 @@ import {
 } from "../protocols/anthropic-messages/index.ts";
 import { readSseBatches } from "../wire/sse.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
-import { type ErrorBodyInfo, endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
+import {
+  type ErrorBodyInfo,
+  endpointURL,
+  post,
+  readJsonResponse,
+  streamWithErrorMapping,
+  type TransportContext,
+} from "./http.ts";
 
 /** Settings of {@link anthropic}. */
 export interface AnthropicSettings {
@@ -118,44 +124,24 @@ export function anthropic(settings: AnthropicSettings): Provider {
 
     async complete(messages, tools, options = {}): Promise<Response> {
       const { response, context } = request(messages, tools, options, false);
-      let text: string;
-      try {
-        text = await (await response).text();
-      } catch (error) {
-        throw toProviderError(error, transport, options.signal);
-      }
-      let json: AnthropicMessage | undefined;
-      try {
-        json = JSON.parse(text) as AnthropicMessage;
-      } catch {
-        json = undefined;
-      }
-      if (typeof json !== "object" || json === null || !Array.isArray(json.content)) {
-        throw new ProviderError({
-          kind: "invalid_response",
-          message: "Anthropic answered 200 without a message (no content array)",
-          provider: "anthropic",
-          model,
-          upstreamBody: text,
-          secrets: transport.secrets,
-        });
-      }
+      const json = await readJsonResponse<AnthropicMessage>(
+        response,
+        transport,
+        options.signal,
+        (message) => Array.isArray(message.content),
+        "Anthropic answered 200 without a message (no content array)",
+      );
       return parseAnthropicResponse(json, context);
     },
 
     async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
       const { response, context } = request(messages, tools, options, true);
-      let produced = false;
-      try {
-        const body = (await response).body;
-        if (!body) throw new TypeError("response has no body");
-        for await (const event of assembleAnthropicStream(readSseBatches(body), context)) {
-          if (event.type !== "usage" && event.type !== "done") produced = true;
-          yield event;
-        }
-      } catch (error) {
-        throw toProviderError(error, transport, options.signal, produced);
-      }
+      yield* streamWithErrorMapping(
+        response,
+        (body) => assembleAnthropicStream(readSseBatches(body), context),
+        transport,
+        options.signal,
+      );
     },
   };
 }

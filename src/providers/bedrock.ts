@@ -37,7 +37,14 @@ import {
 } from "../protocols/bedrock-converse/index.ts";
 import { readAwsEventStream } from "../wire/aws-event-stream.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
-import { endpointURL, providerErrorFromResponse, type TransportContext, toProviderError } from "./http.ts";
+import {
+  endpointURL,
+  providerErrorFromResponse,
+  readJsonResponse,
+  streamWithErrorMapping,
+  type TransportContext,
+  toProviderError,
+} from "./http.ts";
 
 /** AWS credentials for SigV4. Temporary credentials (STS, SSO, a role) come with a `sessionToken`. */
 export interface BedrockCredentials {
@@ -302,49 +309,32 @@ export function bedrock(settings: BedrockSettings): Provider {
     };
   };
 
-  const invalid = (message: string, text: string): ProviderError =>
-    new ProviderError({
-      kind: "invalid_response",
-      message,
-      provider: "bedrock",
-      model,
-      upstreamBody: text,
-      secrets: transport.secrets,
-    });
-
   return {
     name: "bedrock",
     model,
     protocol: api === "invoke" ? ANTHROPIC_MESSAGES : BEDROCK_CONVERSE,
 
     async complete(messages, tools, options = {}): Promise<Response> {
-      const request =
-        api === "invoke"
-          ? invokeRequest(messages, tools, options)
-          : converseRequest(messages, tools, options);
-      let text: string;
-      try {
-        text = await (await send(false, request.body, options.signal)).text();
-      } catch (error) {
-        throw toProviderError(error, transport, options.signal);
-      }
-      let json: unknown;
-      try {
-        json = JSON.parse(text);
-      } catch {
-        json = undefined;
-      }
       if (api === "invoke") {
-        if (typeof json !== "object" || json === null || !Array.isArray((json as AnthropicMessage).content)) {
-          throw invalid("Bedrock InvokeModel answered 200 without a message (no content array)", text);
-        }
-        return parseAnthropicResponse(json as AnthropicMessage, request.context as AnthropicResponseContext);
+        const { body, context } = invokeRequest(messages, tools, options);
+        const json = await readJsonResponse<AnthropicMessage>(
+          send(false, body, options.signal),
+          transport,
+          options.signal,
+          (message) => Array.isArray(message.content),
+          "Bedrock InvokeModel answered 200 without a message (no content array)",
+        );
+        return parseAnthropicResponse(json, context);
       }
-      const content = (json as ConverseResponse | undefined)?.output?.message?.content;
-      if (typeof json !== "object" || json === null || !Array.isArray(content)) {
-        throw invalid("Bedrock Converse answered 200 without output.message.content", text);
-      }
-      return parseBedrockConverseResponse(json as ConverseResponse, request.context);
+      const { body, context } = converseRequest(messages, tools, options);
+      const json = await readJsonResponse<ConverseResponse>(
+        send(false, body, options.signal),
+        transport,
+        options.signal,
+        (answer) => Array.isArray(answer.output?.message?.content),
+        "Bedrock Converse answered 200 without output.message.content",
+      );
+      return parseBedrockConverseResponse(json, context);
     },
 
     async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
@@ -352,35 +342,31 @@ export function bedrock(settings: BedrockSettings): Provider {
         api === "invoke"
           ? invokeRequest(messages, tools, options)
           : converseRequest(messages, tools, options);
-      let produced = false;
-      try {
-        const response = await send(true, request.body, options.signal);
-        const contentType = response.headers.get("content-type") ?? "";
-        if (/json/i.test(contentType)) {
-          // A 200 with a JSON body where an event stream belongs: say what came, not "corrupt frame".
-          throw invalid(
-            `Bedrock answered a stream request with ${contentType}, not an event stream`,
-            await response.text(),
-          );
-        }
-        const body = response.body;
-        if (!body) throw new TypeError("response has no body");
-        const events =
+      const response = send(true, request.body, options.signal).then(async (answer) => {
+        const contentType = answer.headers.get("content-type") ?? "";
+        if (!/json/i.test(contentType)) return answer;
+        // A 200 with a JSON body where an event stream belongs: say what came, not "corrupt frame".
+        throw new ProviderError({
+          kind: "invalid_response",
+          message: `Bedrock answered a stream request with ${contentType}, not an event stream`,
+          provider: "bedrock",
+          model,
+          upstreamBody: await answer.text(),
+          secrets: transport.secrets,
+        });
+      });
+      yield* streamWithErrorMapping(
+        response,
+        (body) =>
           api === "invoke"
             ? assembleBedrockInvokeStream(
                 readAwsEventStream(body),
                 request.context as AnthropicResponseContext,
               )
-            : assembleBedrockConverseStream(readAwsEventStream(body), request.context);
-        for await (const event of events) {
-          if (event.type !== "usage" && event.type !== "done") produced = true;
-          yield event;
-        }
-      } catch (error) {
-        const failure = toProviderError(error, transport, options.signal, produced);
-        // Errors read from inside the stream (an exception frame) were built without the credentials: scrub.
-        throw new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: transport.secrets });
-      }
+            : assembleBedrockConverseStream(readAwsEventStream(body), request.context),
+        transport,
+        options.signal,
+      );
     },
   };
 }

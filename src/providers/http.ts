@@ -5,6 +5,7 @@
  * @module
  */
 import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { WireError } from "../wire/wire-error.ts";
 
@@ -172,6 +173,91 @@ export function toProviderError(
     secrets: context.secrets,
     cause: error,
   });
+}
+
+/**
+ * {@link toProviderError}, with the call's `secrets` redacted again: errors read from inside a response
+ * (an `error` event, an exception frame, a `failed` response) were built without them.
+ */
+export function toScrubbedProviderError(
+  error: unknown,
+  context: TransportContext,
+  signal?: AbortSignal,
+  partialOutput = false,
+): ProviderError {
+  const failure = toProviderError(error, context, signal, partialOutput);
+  return new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: context.secrets });
+}
+
+/**
+ * The JSON body of a 2xx non-streaming response. A failed `response` or body read goes through
+ * {@link toProviderError}; a body that is not a JSON object, or fails `isExpected`, is an
+ * `invalid_response` saying `what` (the body kept, secrets removed) — unless `errorInBody` finds an error
+ * in it (OpenAI answers some failures with a 200), whose kind and message (`<provider>: <message>`) are
+ * used instead.
+ *
+ * @param response What {@link post} returned, or its promise.
+ * @param isExpected Whether the parsed object has the shape the protocol reads.
+ * @param what The message of the `invalid_response` error.
+ * @param errorInBody The error an unexpected body names, if any.
+ */
+export async function readJsonResponse<T extends object>(
+  response: globalThis.Response | Promise<globalThis.Response>,
+  context: TransportContext,
+  signal: AbortSignal | undefined,
+  isExpected: (json: T) => boolean,
+  what: string,
+  errorInBody?: (json: T) => ErrorBodyInfo | undefined,
+): Promise<T> {
+  let text: string;
+  try {
+    text = await (await response).text();
+  } catch (error) {
+    throw toProviderError(error, context, signal);
+  }
+  let json: T | undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed === "object" && parsed !== null) json = parsed as T;
+  } catch {
+    // Not JSON: no object to check.
+  }
+  if (json && isExpected(json)) return json;
+  const info = json && errorInBody?.(json);
+  throw new ProviderError({
+    kind: info ? info.kind : "invalid_response",
+    message: info ? `${context.provider}: ${info.message}` : what,
+    code: info?.code,
+    retryable: info?.retryable,
+    provider: context.provider,
+    model: context.model,
+    upstreamBody: text,
+    secrets: context.secrets,
+  });
+}
+
+/**
+ * A streaming call's events: `assemble` reads the body of the awaited 2xx `response` and its events are
+ * passed on. Any failure — the request, a missing body, the stream itself — is rethrown through
+ * {@link toScrubbedProviderError}, with `partialOutput` once an event other than `usage` or `done` went out.
+ */
+export async function* streamWithErrorMapping(
+  response: Promise<globalThis.Response>,
+  assemble: (body: ReadableStream<Uint8Array>) => AsyncIterable<StreamEvent>,
+  context: TransportContext,
+  signal: AbortSignal | undefined,
+): AsyncGenerator<StreamEvent, void, undefined> {
+  let produced = false;
+  try {
+    const body = (await response).body;
+    if (!body) throw new TypeError("response has no body");
+    for await (const event of assemble(body)) {
+      if (event.type !== "usage" && event.type !== "done") produced = true;
+      yield event;
+    }
+  } catch (error) {
+    throw toScrubbedProviderError(error, context, signal, produced);
+  }
 }
 
 /**

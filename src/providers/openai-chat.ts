@@ -7,7 +7,6 @@
 import type { CallOptions } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
-import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
@@ -24,7 +23,13 @@ import {
 } from "../protocols/openai-chat/index.ts";
 import { readSseBatches } from "../wire/sse.ts";
 import { type AffinityResolver, applyAffinity } from "./affinity.ts";
-import { endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
+import {
+  endpointURL,
+  post,
+  readJsonResponse,
+  streamWithErrorMapping,
+  type TransportContext,
+} from "./http.ts";
 import { withRateLimitReset } from "./rate-limit-reset.ts";
 
 /** Built-in endpoint kinds. */
@@ -188,54 +193,25 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
 
     async complete(messages, tools, options = {}): Promise<Response> {
       const { response, context } = request(messages, tools, options, false);
-      let text: string;
-      try {
-        text = await (await response).text();
-      } catch (error) {
-        throw toProviderError(error, transport, options.signal);
-      }
-      let json: OpenAIChatCompletion | undefined;
-      try {
-        json = JSON.parse(text) as OpenAIChatCompletion;
-      } catch {
-        json = undefined;
-      }
-      if (
-        typeof json !== "object" ||
-        json === null ||
-        !Array.isArray(json.choices) ||
-        json.choices.length === 0
-      ) {
-        const info = json && "error" in json ? mapOpenAIError(undefined, json) : undefined;
-        throw new ProviderError({
-          kind: info?.kind ?? "invalid_response",
-          message: info ? `${providerName}: ${info.message}` : `${providerName} answered 200 without choices`,
-          code: info?.code,
-          retryable: info?.retryable,
-          provider: providerName,
-          model,
-          upstreamBody: text,
-          secrets: transport.secrets,
-        });
-      }
+      const json = await readJsonResponse<OpenAIChatCompletion>(
+        response,
+        transport,
+        options.signal,
+        (completion) => Array.isArray(completion.choices) && completion.choices.length > 0,
+        `${providerName} answered 200 without choices`,
+        (body) => ("error" in body ? mapOpenAIError(undefined, body) : undefined),
+      );
       return parseOpenAIChatResponse(json, context);
     },
 
     async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
       const { response, context } = request(messages, tools, options, true);
-      let produced = false;
-      try {
-        const body = (await response).body;
-        if (!body) throw new TypeError("response has no body");
-        for await (const event of assembleOpenAIChatStream(readSseBatches(body), context)) {
-          if (event.type !== "usage" && event.type !== "done") produced = true;
-          yield event;
-        }
-      } catch (error) {
-        const failure = toProviderError(error, transport, options.signal, produced);
-        // Errors read from inside the stream (an `error` chunk) were built without the call's key: scrub it.
-        throw new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: transport.secrets });
-      }
+      yield* streamWithErrorMapping(
+        response,
+        (body) => assembleOpenAIChatStream(readSseBatches(body), context),
+        transport,
+        options.signal,
+      );
     },
   };
 }

@@ -7,7 +7,6 @@
 import type { CallOptions } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
-import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
@@ -22,7 +21,14 @@ import {
   parseOpenAIResponsesResponse,
 } from "../protocols/openai-responses/index.ts";
 import { readSseBatches } from "../wire/sse.ts";
-import { endpointURL, post, type TransportContext, toProviderError } from "./http.ts";
+import {
+  endpointURL,
+  post,
+  readJsonResponse,
+  streamWithErrorMapping,
+  type TransportContext,
+  toScrubbedProviderError,
+} from "./http.ts";
 import { withRateLimitReset } from "./rate-limit-reset.ts";
 
 /** Settings of {@link openaiResponses}. */
@@ -148,64 +154,30 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
 
     async complete(messages, tools, options = {}): Promise<Response> {
       const { response, context } = request(messages, tools, options, false);
-      let text: string;
-      try {
-        text = await (await response).text();
-      } catch (error) {
-        throw toProviderError(error, transport, options.signal);
-      }
-      let json: OpenAIResponsesResponse | undefined;
-      try {
-        json = JSON.parse(text) as OpenAIResponsesResponse;
-      } catch {
-        json = undefined;
-      }
-      if (
-        typeof json !== "object" ||
-        json === null ||
-        (!Array.isArray(json.output) && json.status !== "failed")
-      ) {
-        const info =
-          typeof json === "object" && json !== null && "error" in json && json.error
-            ? mapOpenAIError(undefined, json)
-            : undefined;
-        throw new ProviderError({
-          kind: info?.kind ?? "invalid_response",
-          message: info
-            ? `${providerName}: ${info.message}`
-            : `${providerName} answered 200 without a response (no output array)`,
-          code: info?.code,
-          retryable: info?.retryable,
-          provider: providerName,
-          model,
-          upstreamBody: text,
-          secrets: transport.secrets,
-        });
-      }
+      const json = await readJsonResponse<OpenAIResponsesResponse>(
+        response,
+        transport,
+        options.signal,
+        (answer) => Array.isArray(answer.output) || answer.status === "failed",
+        `${providerName} answered 200 without a response (no output array)`,
+        (body) => ("error" in body && body.error ? mapOpenAIError(undefined, body) : undefined),
+      );
       try {
         return parseOpenAIResponsesResponse(json, context);
       } catch (error) {
         // A `failed` response names its error; built without the call's key, so scrub it here.
-        const failure = toProviderError(error, transport, options.signal);
-        throw new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: transport.secrets });
+        throw toScrubbedProviderError(error, transport, options.signal);
       }
     },
 
     async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
       const { response, context } = request(messages, tools, options, true);
-      let produced = false;
-      try {
-        const body = (await response).body;
-        if (!body) throw new TypeError("response has no body");
-        for await (const event of assembleOpenAIResponsesStream(readSseBatches(body), context)) {
-          if (event.type !== "usage" && event.type !== "done") produced = true;
-          yield event;
-        }
-      } catch (error) {
-        const failure = toProviderError(error, transport, options.signal, produced);
-        // Errors read from inside the stream (an `error` event) were built without the call's key: scrub it.
-        throw new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: transport.secrets });
-      }
+      yield* streamWithErrorMapping(
+        response,
+        (body) => assembleOpenAIResponsesStream(readSseBatches(body), context),
+        transport,
+        options.signal,
+      );
     },
   };
 }

@@ -2,6 +2,7 @@ import { ProviderError } from "../../core/provider-error.ts";
 import type { Response } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
+import { deliverBatches } from "../deliver-batches.ts";
 import type { AnthropicBlock, AnthropicStreamEvent, AnthropicUsage } from "./anthropic-wire.ts";
 import { mapAnthropicError } from "./map-anthropic-error.ts";
 import { mapAnthropicUsage, mergeAnthropicUsage } from "./map-anthropic-usage.ts";
@@ -52,6 +53,10 @@ class PieceBuffer {
 export class AnthropicStreamAssembler {
   /** True once `message_stop` arrived. */
   stopped = false;
+  /** The same as `stopped`: nothing comes after `message_stop`. */
+  get ended(): boolean {
+    return this.stopped;
+  }
   /** True once any content event was produced (for `ProviderError.partialOutput`). */
   producedOutput = false;
   private readonly blocks: (AnthropicBlock | undefined)[] = [];
@@ -338,47 +343,26 @@ export class AnthropicStreamAssembler {
  * ends before `message_stop` throws a `truncated` `ProviderError`, never a silent success; bad JSON is
  * `invalid_response`.
  */
-export async function* assembleAnthropicStream(
+export function assembleAnthropicStream(
   events: AsyncIterable<SseEvent | readonly SseEvent[]>,
   context: AnthropicResponseContext,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const assembler = new AnthropicStreamAssembler(context);
-  const out: StreamEvent[] = [];
-  for await (const item of events) {
-    const batch: readonly SseEvent[] = Array.isArray(item) ? item : [item as SseEvent];
-    for (const sse of batch) {
-      let event: AnthropicStreamEvent;
-      try {
-        event = JSON.parse(sse.data) as AnthropicStreamEvent;
-      } catch (cause) {
-        throw new ProviderError({
-          kind: "invalid_response",
-          message: `Anthropic stream sent an event that is not JSON (${sse.event ?? "message"})`,
-          provider: context.provider,
-          model: context.model,
-          upstreamBody: sse.data,
-          partialOutput: assembler.producedOutput,
-          cause,
-        });
-      }
-      if (typeof event !== "object" || event === null) continue;
-      try {
-        assembler.apply(event, out);
-      } catch (error) {
-        // Output produced earlier in this batch has not reached the caller: deliver it, then fail.
-        for (const produced of out) yield produced;
-        throw error;
-      }
-      if (assembler.stopped) break;
+  return deliverBatches(events, assembler, (sse, out) => {
+    let event: AnthropicStreamEvent;
+    try {
+      event = JSON.parse(sse.data) as AnthropicStreamEvent;
+    } catch (cause) {
+      throw new ProviderError({
+        kind: "invalid_response",
+        message: `Anthropic stream sent an event that is not JSON (${sse.event ?? "message"})`,
+        provider: context.provider,
+        model: context.model,
+        upstreamBody: sse.data,
+        partialOutput: assembler.producedOutput,
+        cause,
+      });
     }
-    if (out.length > 0) {
-      for (const produced of out) yield produced;
-      out.length = 0;
-    }
-    if (assembler.stopped) {
-      yield { type: "done", response: assembler.finish() };
-      return;
-    }
-  }
-  throw assembler.truncated();
+    if (typeof event === "object" && event !== null) assembler.apply(event, out);
+  });
 }

@@ -1,6 +1,14 @@
-import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { MessageInput } from "../../core/message.ts";
-import { isBlank, isNonEmptyString, isPlainObject, isRecord, textOf } from "../stored-history.ts";
+import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
+import {
+  isBlank,
+  isNonEmptyString,
+  isPlainObject,
+  isRecord,
+  MISSING_TOOL_RESULT,
+  textOf,
+  toolArgumentsOf,
+} from "../stored-history.ts";
 import {
   ANTHROPIC_MESSAGES,
   type AnthropicBlock,
@@ -23,8 +31,7 @@ export interface ConvertedAnthropicMessages {
   warnings: string[];
 }
 
-/** What a tool call that has no recorded result gets, so the request stays valid. */
-export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
+export { MISSING_TOOL_RESULT };
 
 /**
  * Neutral history → Anthropic `system` and `messages`. Pure and total: it never throws, whatever a stored
@@ -75,11 +82,7 @@ export function convertToAnthropicMessages(
     }
   });
 
-  const merged = mergeTurns(turns.filter((turn) => turn.content.length > 0));
-  normalizeToolIds(merged, warnings);
-  pairToolResults(merged, warnings);
-  trimFinalAssistant(merged, warnings);
-  return { system, messages: merged.filter((turn) => turn.content.length > 0), warnings };
+  return { system, messages: repairTurns(turns, ANTHROPIC_BLOCKS, warnings), warnings };
 }
 
 function userBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): AnthropicBlock[] {
@@ -140,7 +143,7 @@ function assistantBlocks(
       type: "tool_use",
       id: call.id,
       name: call.name,
-      input: argumentsOf(call, where, warnings),
+      input: toolArgumentsOf(call, where, warnings),
     });
   });
   return blocks;
@@ -195,32 +198,6 @@ function replayNative(blocks: readonly unknown[], index: number, warnings: strin
   return replayed;
 }
 
-function argumentsOf(
-  call: Record<string, unknown>,
-  where: string,
-  warnings: string[],
-): Record<string, unknown> {
-  if (isPlainObject(call.arguments)) return call.arguments;
-  const text =
-    typeof call.arguments === "string"
-      ? call.arguments
-      : typeof call.argumentsText === "string"
-        ? call.argumentsText
-        : undefined;
-  const parsed = text === undefined ? {} : parseToolArguments(text);
-  if (
-    text !== undefined &&
-    text.trim() !== "" &&
-    Object.keys(parsed).length === 0 &&
-    !/^\s*\{\s*\}\s*$/.test(text)
-  ) {
-    warnings.push(`${where}: arguments are not a JSON object; sent as {}`);
-  } else if (text === undefined && call.arguments !== undefined) {
-    warnings.push(`${where}: arguments are not an object; sent as {}`);
-  }
-  return parsed;
-}
-
 function toolResultBlock(callId: string, content: string, isError: boolean): AnthropicToolResultBlock {
   const block: AnthropicToolResultBlock = { type: "tool_result", tool_use_id: callId, content };
   // A blank content string becomes a blank text block server-side, which the API rejects: leave it out.
@@ -229,144 +206,21 @@ function toolResultBlock(callId: string, content: string, isError: boolean): Ant
   return block;
 }
 
-/** Consecutive turns of one role become one; in user turns, tool results move before other content. */
-function mergeTurns(turns: AnthropicMessageParam[]): AnthropicMessageParam[] {
-  const merged: AnthropicMessageParam[] = [];
-  for (const turn of turns) {
-    const last = merged.at(-1);
-    if (last && last.role === turn.role) last.content.push(...turn.content);
-    else merged.push({ role: turn.role, content: [...turn.content] });
-  }
-  for (const turn of merged) {
-    if (turn.role === "user") turn.content = orderToolResultsFirst(turn.content);
-  }
-  return merged;
-}
-
-function orderToolResultsFirst(blocks: AnthropicBlock[]): AnthropicBlock[] {
-  const results = blocks.filter((block) => block.type === "tool_result");
-  if (results.length === 0 || results.length === blocks.length) return blocks;
-  return [...results, ...blocks.filter((block) => block.type !== "tool_result")];
-}
-
-/** Tool-use ids the API accepts. Ids from other providers (`functions.search:0`) may not match. */
-const VALID_TOOL_ID = /^[a-zA-Z0-9_-]+$/;
-
-/**
- * Tool-use ids must be unique in a request and match {@link VALID_TOOL_ID}. A repeated id within one turn
- * drops the later call; an id reused by a later turn, or one with characters the API rejects, is rewritten
- * in the call and in the next user turn's results alike, so the pairing survives.
- */
-function normalizeToolIds(turns: AnthropicMessageParam[], warnings: string[]): void {
-  const used = new Set<string>();
-  turns.forEach((turn, position) => {
-    if (turn.role !== "assistant") return;
-    const renamed = new Map<string, string>();
-    const inTurn = new Set<string>();
-    const content: AnthropicBlock[] = [];
-    for (const block of turn.content) {
-      if (block.type !== "tool_use" || typeof block.id !== "string") {
-        content.push(block);
-        continue;
-      }
-      if (inTurn.has(block.id)) {
-        warnings.push(`tool call id ${block.id} repeated within one turn; the later call left out`);
-        continue;
-      }
-      inTurn.add(block.id);
-      let id = VALID_TOOL_ID.test(block.id) ? block.id : block.id.replace(/[^a-zA-Z0-9_-]/g, "_");
-      for (let suffix = 2; used.has(id); suffix++) id = `${id.replace(/_dup\d+$/, "")}_dup${suffix}`;
-      used.add(id);
-      if (id === block.id) {
-        content.push(block);
-      } else {
-        warnings.push(`tool call id ${block.id} is invalid or already used; sent as ${id}`);
-        renamed.set(block.id, id);
-        content.push({ ...block, id });
-      }
-    }
-    turn.content = content;
-    const next = turns[position + 1];
-    if (renamed.size === 0 || next?.role !== "user") return;
-    next.content = next.content.map((block) => {
-      const id = block.type === "tool_result" ? renamed.get(String(block.tool_use_id)) : undefined;
-      return id === undefined ? block : { ...block, tool_use_id: id };
-    });
-  });
-}
-
-/**
- * Every tool_use must be answered by a tool_result in the very next user turn, and every tool_result must
- * answer a tool_use of the turn before it; the API rejects the request otherwise.
- */
-function pairToolResults(turns: AnthropicMessageParam[], warnings: string[]): void {
-  for (let position = 0; position < turns.length; position++) {
-    const turn = turns[position]!;
-    if (turn.role !== "user") continue;
-    const previous = turns[position - 1];
-    const expected = new Set(previous?.role === "assistant" ? toolUseIds(previous) : []);
-    const answered = new Set<string>();
-    turn.content = turn.content.map((block) => {
-      if (block.type !== "tool_result") return block;
-      const id = String(block.tool_use_id);
-      if (expected.has(id) && !answered.has(id)) {
-        answered.add(id);
-        return block;
-      }
-      warnings.push(
-        `tool result for call ${id} has no matching tool call in the turn before it; sent as text`,
-      );
-      return { type: "text", text: orphanText(block) };
-    });
-    turn.content = orderToolResultsFirst(turn.content);
-  }
-  // Calls without results: add error results in the next user turn (created if needed).
-  for (let position = 0; position < turns.length; position++) {
-    const turn = turns[position]!;
-    if (turn.role !== "assistant") continue;
-    const ids = toolUseIds(turn);
-    if (ids.length === 0) continue;
-    let next = turns[position + 1];
-    if (next?.role !== "user") {
-      next = { role: "user", content: [] };
-      turns.splice(position + 1, 0, next);
-    }
-    const answered = new Set(
-      next.content.flatMap((block) => (block.type === "tool_result" ? [String(block.tool_use_id)] : [])),
-    );
-    const missing = ids.filter((id) => !answered.has(id));
-    if (missing.length === 0) continue;
-    warnings.push(
-      `tool call(s) ${missing.join(", ")} have no recorded result; answered with an error result`,
-    );
-    next.content = orderToolResultsFirst([
-      ...missing.map((id) => toolResultBlock(id, MISSING_TOOL_RESULT, true)),
-      ...next.content,
-    ]);
-  }
-}
-
-function toolUseIds(turn: AnthropicMessageParam): string[] {
-  return turn.content.flatMap((block) =>
-    block.type === "tool_use" && typeof block.id === "string" ? [block.id] : [],
-  );
-}
-
 function orphanText(block: AnthropicBlock): string {
   const content = typeof block.content === "string" ? block.content : "";
   const label = block.is_error === true ? "error result" : "result";
   return `[tool ${label} for call ${String(block.tool_use_id)}]${content ? `\n${content}` : ""}`;
 }
 
-/** A final assistant turn is a prefill: the API rejects trailing whitespace there. */
-function trimFinalAssistant(turns: AnthropicMessageParam[], warnings: string[]): void {
-  const last = turns.at(-1);
-  if (last?.role !== "assistant") return;
-  const block = last.content.at(-1);
-  if (block?.type !== "text" || typeof block.text !== "string") return;
-  const trimmed = block.text.trimEnd();
-  if (trimmed === block.text) return;
-  warnings.push("final assistant text ended with whitespace, which the API rejects in a prefill; trimmed");
-  if (trimmed === "") last.content.pop();
-  else last.content[last.content.length - 1] = { ...block, text: trimmed };
-}
+/** Anthropic blocks, for {@link repairTurns}: `tool_use` ids are unbounded in length. */
+const ANTHROPIC_BLOCKS: TurnBlocks<AnthropicBlock> = {
+  callId: (block) => (block.type === "tool_use" && typeof block.id === "string" ? block.id : undefined),
+  resultId: (block) => (block.type === "tool_result" ? String(block.tool_use_id) : undefined),
+  withCallId: (block, id) => ({ ...block, id }),
+  withResultId: (block, id) => ({ ...block, tool_use_id: id }),
+  orphanToText: (block) => ({ type: "text", text: orphanText(block) }),
+  missingResult: (id) => toolResultBlock(id, MISSING_TOOL_RESULT, true),
+  text: (block) => (block.type === "text" && typeof block.text === "string" ? block.text : undefined),
+  maxIdLength: Number.POSITIVE_INFINITY,
+  prefillWarning: "final assistant text ended with whitespace, which the API rejects in a prefill; trimmed",
+};

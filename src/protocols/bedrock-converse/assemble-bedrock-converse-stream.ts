@@ -2,6 +2,7 @@ import { ProviderError } from "../../core/provider-error.ts";
 import type { Response } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import { type AwsEventFrame, frameInfo } from "../../wire/aws-event-stream.ts";
+import { deliverBatches } from "../deliver-batches.ts";
 import { base64ToBytes, bytesToBase64 } from "./base64.ts";
 import type {
   ConverseBlock,
@@ -431,33 +432,10 @@ export class BedrockConverseStreamAssembler {
  * An exception frame throws its `ProviderError` (after the output of the frames before it);
  * a stream that ends before `messageStop` throws `truncated`, never a silent success.
  */
-export async function* assembleBedrockConverseStream(
+export function assembleBedrockConverseStream(
   frames: AsyncIterable<AwsEventFrame | readonly AwsEventFrame[]>,
   context: BedrockConverseResponseContext,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const assembler = new BedrockConverseStreamAssembler(context);
-  const out: StreamEvent[] = [];
-  for await (const item of frames) {
-    const batch: readonly AwsEventFrame[] = Array.isArray(item) ? item : [item as AwsEventFrame];
-    for (const frame of batch) {
-      try {
-        assembler.applyFrame(frame, out);
-      } catch (error) {
-        // Output produced earlier in this batch has not reached the caller: deliver it, then fail.
-        for (const produced of out) yield produced;
-        throw error;
-      }
-      if (assembler.ended) break;
-    }
-    if (out.length > 0) {
-      for (const produced of out) yield produced;
-      out.length = 0;
-    }
-    if (assembler.ended) {
-      yield { type: "done", response: assembler.finish() };
-      return;
-    }
-  }
-  if (!assembler.stopped) throw assembler.truncated();
-  yield { type: "done", response: assembler.finish() };
+  return deliverBatches(frames, assembler, (frame, out) => assembler.applyFrame(frame, out));
 }

@@ -4,6 +4,7 @@ import { type AwsEventFrame, frameInfo } from "../../wire/aws-event-stream.ts";
 import type { AnthropicStreamEvent } from "../anthropic-messages/anthropic-wire.ts";
 import { AnthropicStreamAssembler } from "../anthropic-messages/assemble-anthropic-stream.ts";
 import type { AnthropicResponseContext } from "../anthropic-messages/parse-anthropic-response.ts";
+import { deliverBatches } from "../deliver-batches.ts";
 import { base64ToBytes } from "./base64.ts";
 import { bedrockStreamError } from "./map-bedrock-exception.ts";
 
@@ -50,42 +51,22 @@ export function anthropicEventOfChunk(
  * An exception frame (`throttlingException`, `modelStreamErrorException`, …) throws its `ProviderError`
  * after the output of the frames before it; a stream that ends before `message_stop` throws `truncated`.
  */
-export async function* assembleBedrockInvokeStream(
+export function assembleBedrockInvokeStream(
   frames: AsyncIterable<AwsEventFrame | readonly AwsEventFrame[]>,
   context: AnthropicResponseContext,
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const assembler = new AnthropicStreamAssembler(context);
-  const out: StreamEvent[] = [];
-  const source = () => ({
-    provider: context.provider,
-    model: context.model,
-    partialOutput: assembler.producedOutput,
+  return deliverBatches(frames, assembler, (frame, out) => {
+    const source = {
+      provider: context.provider,
+      model: context.model,
+      partialOutput: assembler.producedOutput,
+    };
+    const { messageType, eventType } = frameInfo(frame);
+    if ((messageType !== undefined && messageType !== "event") || eventType?.endsWith("Exception")) {
+      throw bedrockStreamError(frame, source);
+    }
+    const event = anthropicEventOfChunk(frame, source);
+    if (event !== undefined) assembler.apply(event, out);
   });
-  for await (const item of frames) {
-    const batch: readonly AwsEventFrame[] = Array.isArray(item) ? item : [item as AwsEventFrame];
-    for (const frame of batch) {
-      try {
-        const { messageType, eventType } = frameInfo(frame);
-        if ((messageType !== undefined && messageType !== "event") || eventType?.endsWith("Exception")) {
-          throw bedrockStreamError(frame, source());
-        }
-        const event = anthropicEventOfChunk(frame, source());
-        if (event !== undefined) assembler.apply(event, out);
-      } catch (error) {
-        // Output produced earlier in this batch has not reached the caller: deliver it, then fail.
-        for (const produced of out) yield produced;
-        throw error;
-      }
-      if (assembler.stopped) break;
-    }
-    if (out.length > 0) {
-      for (const produced of out) yield produced;
-      out.length = 0;
-    }
-    if (assembler.stopped) {
-      yield { type: "done", response: assembler.finish() };
-      return;
-    }
-  }
-  throw assembler.truncated();
 }

@@ -1,6 +1,14 @@
-import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { MessageInput } from "../../core/message.ts";
-import { isBlank, isNonEmptyString, isPlainObject, isRecord, textOf } from "../stored-history.ts";
+import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
+import {
+  isBlank,
+  isNonEmptyString,
+  isPlainObject,
+  isRecord,
+  MISSING_TOOL_RESULT,
+  textOf,
+  toolArgumentsOf,
+} from "../stored-history.ts";
 import {
   BEDROCK_CONVERSE,
   type ConverseBlock,
@@ -38,17 +46,13 @@ export interface ConvertedBedrockConverseMessages {
   hasToolBlocks: boolean;
 }
 
-/** What a tool call that has no recorded result gets, so the request stays valid. */
-export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
+export { MISSING_TOOL_RESULT };
 
 /** What an empty tool result is sent as: Converse rejects blank text blocks, tool results' included. */
 export const EMPTY_TOOL_RESULT = "(no output)";
 
 /** What opens a conversation whose first turn is the assistant's: Converse requires a user turn first. */
 export const CONVERSATION_START = "(conversation start)";
-
-/** Tool-use ids Converse accepts: `^[a-zA-Z0-9_-]+$`, 1 to 64 characters. */
-const VALID_TOOL_ID = /^[a-zA-Z0-9_-]{1,64}$/;
 
 /**
  * Neutral history → Converse `system` and `messages`. Pure and total: it never throws, whatever a stored
@@ -108,11 +112,8 @@ export function convertToBedrockConverseMessages(
     }
   });
 
-  const merged = mergeTurns(turns.filter((turn) => turn.content.length > 0));
-  normalizeToolIds(merged, warnings);
-  pairToolResults(merged, context);
-  trimFinalAssistant(merged, warnings);
-  const result = merged.filter((turn) => turn.content.length > 0);
+  const missingResult = (id: string) => toolResultBlock(id, MISSING_TOOL_RESULT, true, context);
+  const result = repairTurns(turns, { ...CONVERSE_BLOCKS, missingResult }, warnings);
   if (result[0]?.role === "assistant") {
     warnings.push(
       "the conversation opens with an assistant turn, which Converse rejects; a user turn added first",
@@ -204,7 +205,7 @@ function assistantBlocks(
       return;
     }
     blocks.push({
-      toolUse: { toolUseId: call.id, name: call.name, input: argumentsOf(call, where, warnings) },
+      toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsOf(call, where, warnings) },
     });
   });
   return blocks;
@@ -268,32 +269,6 @@ function replayNative(blocks: readonly unknown[], index: number, context: Contex
   return replayed;
 }
 
-function argumentsOf(
-  call: Record<string, unknown>,
-  where: string,
-  warnings: string[],
-): Record<string, unknown> {
-  if (isPlainObject(call.arguments)) return call.arguments;
-  const text =
-    typeof call.arguments === "string"
-      ? call.arguments
-      : typeof call.argumentsText === "string"
-        ? call.argumentsText
-        : undefined;
-  const parsed = text === undefined ? {} : parseToolArguments(text);
-  if (
-    text !== undefined &&
-    text.trim() !== "" &&
-    Object.keys(parsed).length === 0 &&
-    !/^\s*\{\s*\}\s*$/.test(text)
-  ) {
-    warnings.push(`${where}: arguments are not a JSON object; sent as {}`);
-  } else if (text === undefined && call.arguments !== undefined) {
-    warnings.push(`${where}: arguments are not an object; sent as {}`);
-  }
-  return parsed;
-}
-
 function toolResultBlock(callId: string, content: string, isError: boolean, context: Context): ConverseBlock {
   let text = isBlank(content) ? EMPTY_TOOL_RESULT : content;
   if (isError && !context.toolResultStatus) text = `Error: ${text}`;
@@ -313,136 +288,6 @@ function isClientToolUse(block: ConverseBlock): boolean {
   );
 }
 
-/** Consecutive turns of one role become one; in user turns, tool results move before other content. */
-function mergeTurns(turns: ConverseMessage[]): ConverseMessage[] {
-  const merged: ConverseMessage[] = [];
-  for (const turn of turns) {
-    const last = merged.at(-1);
-    if (last && last.role === turn.role) last.content.push(...turn.content);
-    else merged.push({ role: turn.role, content: [...turn.content] });
-  }
-  for (const turn of merged) {
-    if (turn.role === "user") turn.content = orderToolResultsFirst(turn.content);
-  }
-  return merged;
-}
-
-function orderToolResultsFirst(blocks: ConverseBlock[]): ConverseBlock[] {
-  const results = blocks.filter((block) => isRecord(block.toolResult));
-  if (results.length === 0 || results.length === blocks.length) return blocks;
-  return [...results, ...blocks.filter((block) => !isRecord(block.toolResult))];
-}
-
-/**
- * Tool-use ids must be unique in a request and match {@link VALID_TOOL_ID}. A repeated id within one turn
- * drops the later call; an id reused by a later turn, or one Converse rejects, is rewritten in the call
- * and in the next user turn's results alike, so the pairing survives.
- */
-function normalizeToolIds(turns: ConverseMessage[], warnings: string[]): void {
-  const used = new Set<string>();
-  turns.forEach((turn, position) => {
-    if (turn.role !== "assistant") return;
-    const renamed = new Map<string, string>();
-    const inTurn = new Set<string>();
-    const content: ConverseBlock[] = [];
-    for (const block of turn.content) {
-      if (!isClientToolUse(block)) {
-        content.push(block);
-        continue;
-      }
-      const call = block.toolUse!;
-      if (inTurn.has(call.toolUseId)) {
-        warnings.push(`tool call id ${call.toolUseId} repeated within one turn; the later call left out`);
-        continue;
-      }
-      inTurn.add(call.toolUseId);
-      let id = VALID_TOOL_ID.test(call.toolUseId)
-        ? call.toolUseId
-        : call.toolUseId.replace(/[^a-zA-Z0-9_-]/g, "_").slice(0, 64);
-      for (let suffix = 2; used.has(id); suffix++) {
-        const tail = `_dup${suffix}`;
-        id = `${id.replace(/_dup\d+$/, "").slice(0, 64 - tail.length)}${tail}`;
-      }
-      used.add(id);
-      if (id === call.toolUseId) {
-        content.push(block);
-      } else {
-        warnings.push(`tool call id ${call.toolUseId} is invalid or already used; sent as ${id}`);
-        renamed.set(call.toolUseId, id);
-        content.push({ ...block, toolUse: { ...call, toolUseId: id } });
-      }
-    }
-    turn.content = content;
-    const next = turns[position + 1];
-    if (renamed.size === 0 || next?.role !== "user") return;
-    next.content = next.content.map((block) => {
-      const result = block.toolResult;
-      const id = isRecord(result) ? renamed.get(String(result.toolUseId)) : undefined;
-      return id === undefined ? block : { ...block, toolResult: { ...result!, toolUseId: id } };
-    });
-  });
-}
-
-/**
- * Every client `toolUse` must be answered by a `toolResult` in the very next user turn, and every
- * `toolResult` of a user turn must answer a `toolUse` of the turn before it; Converse rejects the request
- * otherwise.
- */
-function pairToolResults(turns: ConverseMessage[], context: Context): void {
-  const { warnings } = context;
-  for (let position = 0; position < turns.length; position++) {
-    const turn = turns[position]!;
-    if (turn.role !== "user") continue;
-    const previous = turns[position - 1];
-    const expected = new Set(previous?.role === "assistant" ? toolUseIds(previous) : []);
-    const answered = new Set<string>();
-    turn.content = turn.content.flatMap((block): ConverseBlock[] => {
-      const result = block.toolResult;
-      if (!isRecord(result)) return [block];
-      const id = String(result.toolUseId);
-      if (expected.has(id) && !answered.has(id)) {
-        answered.add(id);
-        return [block];
-      }
-      warnings.push(
-        `tool result for call ${id} has no matching tool call in the turn before it; sent as text`,
-      );
-      return [{ text: orphanText(result) }];
-    });
-    turn.content = orderToolResultsFirst(turn.content);
-  }
-  // Calls without results: add error results in the next user turn (created if needed).
-  for (let position = 0; position < turns.length; position++) {
-    const turn = turns[position]!;
-    if (turn.role !== "assistant") continue;
-    const ids = toolUseIds(turn);
-    if (ids.length === 0) continue;
-    let next = turns[position + 1];
-    if (next?.role !== "user") {
-      next = { role: "user", content: [] };
-      turns.splice(position + 1, 0, next);
-    }
-    const answered = new Set(
-      next.content.flatMap((block) =>
-        isRecord(block.toolResult) ? [String(block.toolResult.toolUseId)] : [],
-      ),
-    );
-    const missing = ids.filter((id) => !answered.has(id));
-    if (missing.length === 0) continue;
-    warnings.push(
-      `tool call(s) ${missing.join(", ")} have no recorded result; answered with an error result`,
-    );
-    next.content = orderToolResultsFirst([
-      ...missing.map((id) => toolResultBlock(id, MISSING_TOOL_RESULT, true, context)),
-      ...next.content,
-    ]);
-  }
-}
-
-function toolUseIds(turn: ConverseMessage): string[] {
-  return turn.content.flatMap((block) => (isClientToolUse(block) ? [block.toolUse!.toolUseId] : []));
-}
-
 function orphanText(result: ConverseToolResult): string {
   const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
     isRecord(item) && typeof item.text === "string" ? [item.text] : [],
@@ -452,15 +297,17 @@ function orphanText(result: ConverseToolResult): string {
   return `[tool ${label} for call ${String(result.toolUseId)}]${content ? `\n${content}` : ""}`;
 }
 
-/** A final assistant turn is a prefill: Claude rejects trailing whitespace there. */
-function trimFinalAssistant(turns: ConverseMessage[], warnings: string[]): void {
-  const last = turns.at(-1);
-  if (last?.role !== "assistant") return;
-  const block = last.content.at(-1);
-  if (block === undefined || typeof block.text !== "string") return;
-  const trimmed = block.text.trimEnd();
-  if (trimmed === block.text) return;
-  warnings.push("final assistant text ended with whitespace, which is rejected in a prefill; trimmed");
-  if (trimmed === "") last.content.pop();
-  else last.content[last.content.length - 1] = { ...block, text: trimmed };
-}
+/**
+ * Converse blocks, for {@link repairTurns} (`missingResult` depends on the model, so it is added per call):
+ * client `toolUse` and `toolResult` pair by `toolUseId`, of at most 64 characters.
+ */
+const CONVERSE_BLOCKS: Omit<TurnBlocks<ConverseBlock>, "missingResult"> = {
+  callId: (block) => (isClientToolUse(block) ? block.toolUse!.toolUseId : undefined),
+  resultId: (block) => (isRecord(block.toolResult) ? String(block.toolResult.toolUseId) : undefined),
+  withCallId: (block, id) => ({ ...block, toolUse: { ...block.toolUse!, toolUseId: id } }),
+  withResultId: (block, id) => ({ ...block, toolResult: { ...block.toolResult!, toolUseId: id } }),
+  orphanToText: (block) => ({ text: orphanText(block.toolResult!) }),
+  text: (block) => (typeof block.text === "string" ? block.text : undefined),
+  maxIdLength: 64,
+  prefillWarning: "final assistant text ended with whitespace, which is rejected in a prefill; trimmed",
+};

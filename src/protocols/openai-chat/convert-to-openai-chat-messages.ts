@@ -1,5 +1,5 @@
 import type { MessageInput } from "../../core/message.ts";
-import { isRecord, safeJson, safeString, textOf } from "../stored-history.ts";
+import { isRecord, MISSING_TOOL_RESULT, safeJson, safeString, textOf } from "../stored-history.ts";
 import {
   OPENAI_CHAT,
   type OpenAIChatEndpointProfile,
@@ -7,8 +7,7 @@ import {
   type OpenAIChatToolCall,
 } from "./openai-chat-wire.ts";
 
-/** What a tool call that has no recorded result gets, so the request stays valid. */
-export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
+export { MISSING_TOOL_RESULT };
 
 /** The model and endpoint a request goes to. */
 export interface OpenAIChatReplayTarget {

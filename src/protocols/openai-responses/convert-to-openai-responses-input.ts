@@ -4,6 +4,7 @@ import {
   isNonEmptyString,
   isPlainObject,
   isRecord,
+  MISSING_TOOL_RESULT,
   safeJson,
   safeString,
   textOf,
@@ -15,8 +16,7 @@ import {
   type OpenAIResponsesOutputItem,
 } from "./openai-responses-wire.ts";
 
-/** What a tool call that has no recorded result gets, so the request stays valid. */
-export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
+export { MISSING_TOOL_RESULT };
 
 /** The endpoint and model a request goes to, and how it keeps state. */
 export interface OpenAIResponsesReplayTarget {
