@@ -27,6 +27,7 @@ import {
   endpointURL,
   post,
   readJsonResponse,
+  secretsOf,
   streamWithErrorMapping,
   type TransportContext,
 } from "./http.ts";
@@ -76,7 +77,11 @@ export function anthropic(settings: AnthropicSettings): Provider {
   const model = settings.model;
   const profile = settings.profile ?? anthropicModelProfile(model);
   const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
-  const transport: TransportContext = { provider: "anthropic", model, secrets: [settings.apiKey] };
+  const transport: TransportContext = {
+    provider: "anthropic",
+    model,
+    secrets: secretsOf(settings.apiKey, settings.headers),
+  };
 
   const headers = (): Record<string, string> => {
     const result: Record<string, string> = {

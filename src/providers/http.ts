@@ -277,3 +277,22 @@ export function endpointURL(baseURL: string, path: string, field = "baseURL"): s
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path}`;
   return url.toString();
 }
+
+/** Header names whose values are credentials (`authorization`, `x-api-key`, `api-key`, `*-token`, …). */
+const CREDENTIAL_HEADER = /authorization|api[-_]?key|token|secret/i;
+
+/**
+ * What must never appear in an error: the API key, and any credential passed in extra headers (a gateway
+ * key in `authorization`, say).
+ */
+export function secretsOf(apiKey: string | undefined, headers: Record<string, string> | undefined): string[] {
+  const secrets = apiKey ? [apiKey] : [];
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (!CREDENTIAL_HEADER.test(name) || typeof value !== "string") continue;
+    secrets.push(value);
+    // "Bearer <token>": the token alone may be echoed too.
+    const token = /^\S+\s+(\S{6,})$/.exec(value)?.[1];
+    if (token) secrets.push(token);
+  }
+  return secrets;
+}

@@ -27,6 +27,7 @@ import {
   endpointURL,
   post,
   readJsonResponse,
+  secretsOf,
   streamWithErrorMapping,
   type TransportContext,
 } from "./http.ts";
@@ -152,7 +153,11 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
   const model = settings.model;
   const providerName = profile.kind === "openai" ? "openai" : profile.kind;
   const url = endpointURL(baseURL, "chat/completions");
-  const transport: TransportContext = { provider: providerName, model, secrets: [settings.apiKey] };
+  const transport: TransportContext = {
+    provider: providerName,
+    model,
+    secrets: secretsOf(settings.apiKey, settings.headers),
+  };
 
   const request = (
     messages: readonly MessageInput[],

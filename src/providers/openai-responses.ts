@@ -25,6 +25,7 @@ import {
   endpointURL,
   post,
   readJsonResponse,
+  secretsOf,
   streamWithErrorMapping,
   type TransportContext,
   toScrubbedProviderError,
@@ -113,7 +114,11 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
   const model = settings.model;
   const origin = settings.origin ?? (hosted ? "openai" : host);
   const providerName = settings.name ?? origin;
-  const transport: TransportContext = { provider: providerName, model, secrets: [settings.apiKey] };
+  const transport: TransportContext = {
+    provider: providerName,
+    model,
+    secrets: secretsOf(settings.apiKey, settings.headers),
+  };
 
   const request = (
     messages: readonly MessageInput[],

@@ -374,3 +374,28 @@ describe("retryAfterMs", () => {
     expect(retryAfterMs(new Headers())).toBeUndefined();
   });
 });
+
+describe("credentials in extra headers", () => {
+  it("a gateway key passed in headers never appears in an error either", async () => {
+    const gatewayKey = "gw-secret-abcdef-123456";
+    const { fetch } = fakeFetch(
+      () =>
+        new Response(
+          JSON.stringify({
+            type: "error",
+            error: { type: "authentication_error", message: `bad ${gatewayKey}` },
+          }),
+          { status: 401 },
+        ),
+    );
+    const error = await failure(
+      anthropic({
+        apiKey: KEY,
+        model: "m",
+        fetch,
+        headers: { authorization: `Bearer ${gatewayKey}` },
+      }).complete([{ role: "user", content: "x" }]),
+    );
+    expect(`${error.message} ${error.upstreamBody} ${JSON.stringify(error)}`).not.toContain(gatewayKey);
+  });
+});

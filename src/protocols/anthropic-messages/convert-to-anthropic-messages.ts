@@ -6,6 +6,8 @@ import {
   isPlainObject,
   isRecord,
   MISSING_TOOL_RESULT,
+  safeJson,
+  safeString,
   textOf,
   toolArgumentsOf,
 } from "../stored-history.ts";
@@ -16,6 +18,9 @@ import {
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
 } from "./anthropic-wire.ts";
+
+/** Block types only a user turn may carry. */
+const USER_ONLY_BLOCKS: ReadonlySet<string> = new Set(["tool_result", "image", "document", "search_result"]);
 
 /** The model and endpoint a request goes to: `native` blocks replay only when both match. */
 export interface AnthropicReplayTarget {
@@ -78,7 +83,9 @@ export function convertToAnthropicMessages(
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, warnings) });
         return;
       default:
-        warnings.push(`messages[${index}]: unknown role ${JSON.stringify(raw.role)}; left out`);
+        warnings.push(
+          `messages[${index}]: unknown role ${safeJson(raw.role) ?? safeString(raw.role)}; left out`,
+        );
     }
   });
 
@@ -125,7 +132,7 @@ function assistantBlocks(
     ).length;
     const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
     warnings.push(
-      `messages[${index}]: produced by ${String(native.protocol)}/${String(native.origin)}/${String(native.model)}, ` +
+      `messages[${index}]: produced by ${safeString(native.protocol)}/${safeString(native.origin)}/${safeString(native.model)}, ` +
         `sent to ${ANTHROPIC_MESSAGES}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
     );
   }
@@ -191,6 +198,11 @@ function replayNative(blocks: readonly unknown[], index: number, warnings: strin
         return;
       }
       default:
+        if (USER_ONLY_BLOCKS.has(block.type)) {
+          // A corrupted record: these belong in user turns, and the API rejects them in an assistant turn.
+          warnings.push(`${where}: ${block.type} block in an assistant turn; left out`);
+          return;
+        }
         // Server tool calls and results, and block types this version does not know: as they came.
         replayed.push(block as AnthropicBlock);
     }

@@ -1070,3 +1070,48 @@ describe("buildAnthropicRequest: property over arbitrary histories and options",
     );
   });
 });
+
+describe("convertToAnthropicMessages: records JSON.parse can produce", () => {
+  it("never throws on provenance fields that cannot be printed, or a BigInt role", () => {
+    const target = { model: "claude-sonnet-4-5", origin: "anthropic" };
+    const noProto = Object.create(null) as Record<string, unknown>;
+    const history = [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: "a",
+        native: { protocol: { toString: 1 }, origin: noProto, model: noProto, blocks: [] },
+      },
+      { role: 10n },
+    ];
+    const converted = convertToAnthropicMessages(history as never, target);
+    expect(converted.messages.map((message) => message.role)).toEqual(["user", "assistant"]);
+    expect(converted.warnings.some((warning) => warning.includes("unknown role"))).toBe(true);
+  });
+
+  it("leaves user-only blocks out of a replayed assistant turn", () => {
+    const target = { model: "claude-sonnet-4-5", origin: "anthropic" };
+    const converted = convertToAnthropicMessages(
+      [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: "ok",
+          native: {
+            protocol: "anthropic-messages",
+            origin: "anthropic",
+            model: "claude-sonnet-4-5",
+            blocks: [
+              { type: "tool_result", tool_use_id: "x", content: "stray" },
+              { type: "image", source: { type: "base64", media_type: "image/png", data: "AA==" } },
+              { type: "text", text: "ok" },
+            ],
+          },
+        },
+      ],
+      target,
+    );
+    expect(converted.messages[1]!.content).toEqual([{ type: "text", text: "ok" }]);
+    expect(converted.warnings.filter((warning) => warning.includes("in an assistant turn"))).toHaveLength(2);
+  });
+});
