@@ -78,8 +78,7 @@ function toJsonSchema(parameters: ToolSpecInput["parameters"], path: string): Js
     throw new ValidationError([
       {
         path,
-        message:
-          "this schema cannot describe itself as JSON Schema; pass z.toJSONSchema(schema) (zod/mini) or a classic zod schema",
+        message: "has no JSON Schema of its own (zod/mini): pass z.toJSONSchema(schema)",
       },
     ]);
   }

@@ -32,7 +32,7 @@ export interface BundleTarget {
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
-  // Goal 12 KB; enforced at 12.5 KB: the mid-tool-loop thinking guard and the tool-pairing module shared
+  // Goal 12 KB; enforced at 12.8 KB: the mid-tool-loop thinking guard, header-credential scrubbing and the tool-pairing module shared
   // with Bedrock cost ~300 bytes over the goal (see the README's Performance section).
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
