@@ -82,7 +82,7 @@ export interface BedrockSettings {
   apiKey?: string;
   /**
    * The host's environment, for `AWS_BEARER_TOKEN_BEDROCK` (bearer auth when `apiKey` is unset). Pass
-   * the Worker's `env`, `Deno.env.toObject()` or `process.env`: this library reads no environment itself.
+   * the Worker's `env`, `Deno.env.toObject()` or Node's environment object: this library reads no environment itself.
    */
   env?: Record<string, string | undefined>;
   /**
