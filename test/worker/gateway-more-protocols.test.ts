@@ -90,7 +90,9 @@ function upstream(call: { url: string; body: Record<string, unknown> }): Respons
         metadata: { usage: { inputTokens: 9, outputTokens: 4, totalTokens: 13 }, metrics: { latencyMs: 5 } },
       },
     ]);
-    return new Response(frames, { headers: { "content-type": "application/vnd.amazon.eventstream" } });
+    return new Response(frames as Uint8Array<ArrayBuffer>, {
+      headers: { "content-type": "application/vnd.amazon.eventstream" },
+    });
   }
   if (call.url.endsWith("/converse")) return Response.json(CONVERSE_JSON);
   return new Response("unexpected upstream", { status: 500 });
