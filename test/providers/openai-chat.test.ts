@@ -12,6 +12,7 @@ import {
   staticAffinity,
   ValidationError,
 } from "../../src/index.ts";
+import { byteStream } from "../helpers/byte-stream.ts";
 
 /** Shaped like no known key, so only the provider's own redaction (not a pattern) can hide it. */
 const KEY = "test-secret-key-4f9a2c71e0";
@@ -69,19 +70,9 @@ function sse(chunks: readonly (Json | string)[]): string {
 }
 
 function sseResponse(text: string, chunkSize = 5): Response {
-  const bytes = new TextEncoder().encode(text);
-  let offset = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= bytes.length) {
-        controller.close();
-        return;
-      }
-      controller.enqueue(bytes.slice(offset, offset + chunkSize));
-      offset += chunkSize;
-    },
+  return new Response(byteStream(new TextEncoder().encode(text), chunkSize), {
+    headers: { "content-type": "text/event-stream" },
   });
-  return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
 
 function chunk(delta: Json, finish: string | null = null, extra: Json = {}): Json {

@@ -11,7 +11,7 @@ import {
   ValidationError,
 } from "../../src/index.ts";
 import { openaiResponses } from "../../src/providers/openai-responses.ts";
-import { trackedByteStream } from "../helpers/byte-stream.ts";
+import { byteStream, trackedByteStream } from "../helpers/byte-stream.ts";
 
 /** Shaped like no known key, so only the provider's own redaction (not a pattern) can hide it. */
 const KEY = "test-secret-key-7c1e94ab52";
@@ -69,19 +69,9 @@ function sse(events: readonly (Json | string)[]): string {
 }
 
 function sseResponse(text: string, chunkSize = 7): Response {
-  const bytes = new TextEncoder().encode(text);
-  let offset = 0;
-  const body = new ReadableStream<Uint8Array>({
-    pull(controller) {
-      if (offset >= bytes.length) {
-        controller.close();
-        return;
-      }
-      controller.enqueue(bytes.slice(offset, offset + chunkSize));
-      offset += chunkSize;
-    },
+  return new Response(byteStream(new TextEncoder().encode(text), chunkSize), {
+    headers: { "content-type": "text/event-stream" },
   });
-  return new Response(body, { headers: { "content-type": "text/event-stream" } });
 }
 
 function errorResponse(status: number, error: Json, headers: Record<string, string> = {}): Response {
