@@ -1,14 +1,14 @@
 /**
- * One loader for every recorded fixture under the shared fixtures folder (`/work/shared/fixtures`, see its
- * README.md): VCR cassettes (pydantic-ai and vcrpy styles), vercel/ai `*.chunks.txt`, raw SSE bodies and
+ * One loader for every recorded fixture in `test/fixtures/` (copied byte for byte from the upstream
+ * recordings; see its README.md for the source of each file): VCR cassettes (pydantic-ai and vcrpy styles), vercel/ai `*.chunks.txt`, raw SSE bodies and
  * the AWS event-stream codec test vectors.
  *
  * Every recorded HTTP response comes out as an interaction whose `body` is the exact response body bytes
  * (after undoing gzip, as `fetch` would). Where the recording did not keep the bytes (pydantic-ai's
  * `parsed_body`, vercel's one-JSON-per-line chunks) the body is rebuilt and `decoded` is `true`.
  *
- * The folder is found relative to this file (`../../../shared/fixtures/`) or from the environment
- * variable `MODELWIRE_FIXTURES` (a path, relative to the working directory). Node-only: it reads files.
+ * The folder is found relative to this file (`../fixtures/`), so the tests need nothing outside the
+ * repository. Node-only: it reads files.
  *
  * @example
  * ```ts
@@ -21,7 +21,7 @@
  */
 import { readdirSync, statSync } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { isAbsolute, join, relative, resolve, sep } from "node:path";
+import { isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parse as parseYaml } from "yaml";
 
@@ -154,18 +154,15 @@ export interface SseFixture {
 
 const VECTOR_FOLDER = "aws-eventstream-test-vectors";
 const IGNORED_FILES = new Set(["README.md"]);
+/** Folders next to the recordings that hold no recordings (the upstream license texts). */
+const IGNORED_FOLDERS = new Set(["LICENSES"]);
 
 const textDecoder = new TextDecoder();
 const textEncoder = new TextEncoder();
 
-/**
- * Absolute path of the fixtures folder: `$MODELWIRE_FIXTURES` (resolved against the working directory)
- * if set, else `../../../shared/fixtures/` relative to this file.
- */
+/** Absolute path of the fixtures folder, `test/fixtures/` in this repository. */
 export function fixturesRoot(): string {
-  const override = process.env.MODELWIRE_FIXTURES;
-  if (override !== undefined && override !== "") return resolve(override);
-  return fileURLToPath(new URL("../../../shared/fixtures/", import.meta.url));
+  return fileURLToPath(new URL("../fixtures/", import.meta.url));
 }
 
 /** The format of a fixture from its relative path, or `undefined` for files that are not fixtures. */
@@ -173,6 +170,7 @@ export function fixtureFormat(relativePath: string): FixtureFormat | undefined {
   const path = relativePath.split(sep).join("/");
   const name = path.slice(path.lastIndexOf("/") + 1);
   if (IGNORED_FILES.has(name) || name.startsWith(".")) return undefined;
+  if (path.split("/").some((part) => IGNORED_FOLDERS.has(part))) return undefined;
   if (path.split("/").includes(VECTOR_FOLDER)) return "eventstream-vector";
   if (name.endsWith(".yaml") || name.endsWith(".yml")) return "vcr-yaml";
   if (name.endsWith(".chunks.txt")) return "chunks-jsonl";

@@ -1,6 +1,6 @@
 /**
- * Seed 004 (the review of the Python original): every defect it found in the substrate, as a test named
- * after it. See ../../../shared/seeds/004_*.txt.
+ * Seed 004 (the review of the Python implementation this project grew from): every defect it found in the
+ * substrate, as a test named after it.
  */
 import { readdirSync } from "node:fs";
 import { describe, expect, it, vi } from "vitest";

@@ -1,7 +1,7 @@
 /**
- * One test per defect that the review in `/work/shared/seeds/004_*.txt` found on the Anthropic path of the
+ * One test per defect that seed 004 (the review of the Python implementation this project grew from) found on the Anthropic path of the
  * Python implementation, each named after it, driven end to end through `anthropic()` with an injected
- * `fetch` (recorded SSE bodies from `/work/shared/fixtures` where they exist, hand-built ones otherwise),
+ * `fetch` (recorded SSE bodies from `test/fixtures/` where they exist, hand-built ones otherwise),
  * plus the review's test-collection defect (test files the runner never collected).
  */
 import { readdirSync, readFileSync } from "node:fs";

@@ -1,7 +1,7 @@
 /**
- * One test per defect that the review in `/work/shared/seeds/004_*.txt` found on the OpenAI Responses path
+ * One test per defect that seed 004 (the review of the Python implementation this project grew from) found on the OpenAI Responses path
  * of the Python implementation, each named after it, driven end to end through `openaiResponses()` with an
- * injected `fetch` (recorded bodies from `/work/shared/fixtures` where they exist, hand-built ones
+ * injected `fetch` (recorded bodies from `test/fixtures/` where they exist, hand-built ones
  * otherwise). The defects the review found on the Anthropic path are in
  * test/protocols/anthropic-messages/seed-004-defects.test.ts.
  */
