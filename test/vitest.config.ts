@@ -12,6 +12,8 @@ export default defineConfig({
     root,
     projects: [
       {
+        // `import "modelwire"` in a test means this checkout's sources, not a built dist/.
+        ssr: { resolve: { conditions: ["modelwire-source"] } },
         test: {
           name: "node",
           root,

@@ -95,8 +95,8 @@ export interface BedrockSettings {
   /** Extra request headers (signed along with the rest under SigV4). */
   headers?: Record<string, string>;
   /**
-   * Where the auth choice is reported, once per provider (never a credential): default `console.info`;
-   * `false` for silence.
+   * Receives the auth choice, once per provider (never a credential). Unset (or `false`): nothing is
+   * reported — the library prints nothing on its own.
    */
   logger?: ((message: string) => void) | false;
   /** Prompt caching when a call does not say; default `"auto"` (see `CacheOption`). */
@@ -205,8 +205,7 @@ export function bedrock(settings: BedrockSettings): Provider {
   };
   const signingKeys = new Map<string, ArrayBuffer>();
 
-  const logger = settings.logger === undefined ? (message: string) => console.info(message) : settings.logger;
-  if (logger) logger(describeAuth(auth, api, model, region));
+  if (settings.logger) settings.logger(describeAuth(auth, api, model, region));
 
   const authorize = async (url: string, body: string, headers: Headers): Promise<Headers> => {
     if (auth.mode === "bearer") {

@@ -19,7 +19,7 @@ const ALIASES: Readonly<Record<string, ProtocolName>> = {
 
 /** Options of {@link protocolOf}. */
 export interface ProtocolOfOptions {
-  /** Receives the warning for an unusable value; default `console.warn`. */
+  /** Receives the warning for an unusable value; unset, the warning goes nowhere (the library prints nothing). */
   warn?: ((message: string) => void) | undefined;
   /** What an absent or empty value means; default `"openai-chat"`. */
   default?: ProtocolName | undefined;
@@ -44,7 +44,7 @@ export interface ProtocolOfOptions {
  * ```
  */
 export function protocolOf(value: unknown, options: ProtocolOfOptions = {}): ProtocolName | undefined {
-  const warn = options.warn ?? ((message: string) => console.warn(message));
+  const warn = options.warn ?? (() => {});
   const known = `known protocols: ${PROTOCOLS.join(", ")}`;
   if (value === undefined || value === null) return options.default ?? "openai-chat";
   if (typeof value !== "string") {

@@ -75,6 +75,8 @@ export interface ProviderConfig {
 export interface ProviderFactoryContext {
   fetch?: typeof fetch | undefined;
   affinity?: AffinityResolver | undefined;
+  /** `CreateProviderOptions.logger`: for providers that report a decision. */
+  logger?: ((message: string) => void) | undefined;
   /** Where this config sits (`""`, `"fallback[0]"`), for error paths. */
   path: string;
 }
@@ -92,8 +94,13 @@ export interface CreateProviderOptions {
   fetch?: typeof fetch | undefined;
   /** Session affinity for providers that take it (openai-chat). */
   affinity?: AffinityResolver | undefined;
-  /** Receives the warning about a misspelt or mistyped protocol; default `console.warn`. */
+  /**
+   * Receives the warning about a misspelt or mistyped protocol (the config is refused with a
+   * `ValidationError` either way); unset, it goes nowhere.
+   */
   warn?: ((message: string) => void) | undefined;
+  /** Handed to the providers built that report a decision (bedrock's auth choice); unset, they say nothing. */
+  logger?: ((message: string) => void) | undefined;
   /** Cooldown store and clock of every chain built (see `fallback()`). */
   cooldownStore?: CooldownStore | undefined;
   now?: (() => number) | undefined;
@@ -260,6 +267,7 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         endpoint: config.baseURL,
         headers: config.headers,
         fetch: context.fetch,
+        logger: context.logger,
         cache: config.cache,
         betas: config.betas,
         auth: settings.auth as "sigv4" | "bearer" | undefined,
@@ -344,7 +352,7 @@ function check(
   const protocol = protocolOf(raw.protocol, {
     warn: (message) => {
       warning = message;
-      (warn ?? ((text: string) => console.warn(text)))(message);
+      warn?.(message);
     },
   });
   if (!protocol) {
@@ -401,7 +409,12 @@ function build(
   const factory = factories[node.protocol]!;
   let provider: Provider;
   try {
-    provider = factory(config, { fetch: options.fetch, affinity: options.affinity, path });
+    provider = factory(config, {
+      fetch: options.fetch,
+      affinity: options.affinity,
+      logger: options.logger,
+      path,
+    });
   } catch (error) {
     if (!ValidationError.is(error) || !path) throw error;
     throw new ValidationError(error.issues.map((issue) => ({ ...issue, path: `${path}.${issue.path}` })));

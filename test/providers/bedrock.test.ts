@@ -362,8 +362,10 @@ describe("bedrock(): configuration and the auth choice", () => {
     }
   });
 
-  it("logs with console.info by default, once per provider", async () => {
-    const info = vi.spyOn(console, "info").mockImplementation(() => {});
+  it("prints nothing by default: no logger, no console output", async () => {
+    const spies = (["log", "info", "warn", "error", "debug"] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation(() => {}),
+    );
     try {
       const { fetch } = fakeFetch(() => json(CONVERSE_JSON));
       const provider = bedrock({
@@ -375,10 +377,9 @@ describe("bedrock(): configuration and the auth choice", () => {
       });
       await provider.complete(HISTORY);
       await provider.complete(HISTORY);
-      expect(info).toHaveBeenCalledTimes(1);
-      expect(String(info.mock.calls[0]![0])).not.toContain(BEARER);
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
     } finally {
-      info.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
   });
 });

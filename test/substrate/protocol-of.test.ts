@@ -58,13 +58,16 @@ describe("protocolOf", () => {
     }
   });
 
-  it("warns through console.warn by default", () => {
-    const spy = vi.spyOn(console, "warn").mockImplementation(() => {});
+  it("prints nothing without a warn option (the library does not talk unless asked)", () => {
+    const spies = (["log", "info", "warn", "error"] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation(() => {}),
+    );
     try {
-      protocolOf("anthropc");
-      expect(spy).toHaveBeenCalledTimes(1);
+      expect(protocolOf("anthropc")).toBeUndefined();
+      expect(protocolOf(42)).toBeUndefined();
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
     } finally {
-      spy.mockRestore();
+      for (const spy of spies) spy.mockRestore();
     }
   });
 

@@ -416,6 +416,29 @@ describe("createProvider: built-in bedrock", () => {
     expect(JSON.stringify(error)).not.toContain("bedrock-key-123456");
   });
 
+  it("hands options.logger to bedrock (its auth choice); without one, nothing is printed", () => {
+    const config = { protocol: "bedrock", model: "amazon.nova-pro-v1:0", region: "us-east-1", apiKey: KEY };
+    const lines: string[] = [];
+    createProvider(config, { logger: (line) => lines.push(line) });
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^modelwire bedrock converse amazon.nova-pro-v1:0 in us-east-1: auth .*= bearer API key from settings\.apiKey$/,
+    );
+    expect(lines[0]).not.toContain(KEY);
+    const spies = (["log", "info", "warn", "error"] as const).map((method) =>
+      vi.spyOn(console, method).mockImplementation(() => {}),
+    );
+    try {
+      createProvider(config);
+      expect(() => createProvider({ protocol: "anthropc", model: "m", apiKey: KEY })).toThrow(
+        ValidationError,
+      );
+      for (const spy of spies) expect(spy).not.toHaveBeenCalled();
+    } finally {
+      for (const spy of spies) spy.mockRestore();
+    }
+  });
+
   it("refuses a bad settings.api, naming it", () => {
     expect(
       refusal({

@@ -74,6 +74,19 @@ describe("lint rules for src/", () => {
     expect(result.code).not.toBe(0);
   });
 
+  it("fails on console output in the library, and allows it in the Worker (an application's logs)", async () => {
+    for (const method of ["log", "info", "warn", "error", "debug"]) {
+      const result = await lint(
+        "src/providers/probe.ts",
+        `export const probe = () => console.${method}("x");\n`,
+      );
+      expect([method, result.code]).not.toEqual([method, 0]);
+      expect(result.output).toContain("noConsole");
+    }
+    const worker = await lint("src/worker/probe.ts", 'export const probe = () => console.error("x");\n');
+    expect(worker.code).toBe(0);
+  });
+
   it("accepts clean library code (the probe set-up itself is sound)", async () => {
     const result = await lint("src/core/probe.ts", "export const probe = new TextEncoder().encode('x');\n");
     expect(result.code).toBe(0);
