@@ -1,4 +1,4 @@
-// `npm run build`: compiles src/ to dist/ (ESM `.js`, `.d.ts`, declaration maps and source maps) with tsc,
+// `npm run build`: compiles src/ to dist/ (ESM `.js`, `.d.ts` and declaration maps, which lead editors to the shipped `src/`) with tsc,
 // from a clean dist/. tsc rewrites the sources' relative `.ts` import specifiers to `.js` in the emitted
 // JavaScript but leaves them in the declarations, where a consumer's TypeScript refuses them (TS5097);
 // this script rewrites those too (same length, so the declaration maps stay exact), then refuses to

@@ -14,19 +14,30 @@ import { validate } from "./validation-error.ts";
  * - `{ budgetTokens }`: a fixed thinking budget (models that only think adaptively get adaptive, with a warning);
  * - `{ effort }`: an effort level (OpenAI `reasoning_effort`, Anthropic effort).
  */
-export const ThinkingSchema = z.union([
+export type Thinking =
+  | "off"
+  | "adaptive"
+  | { budgetTokens: number }
+  | { effort: "minimal" | "low" | "medium" | "high" | "max" };
+
+/** Validates a {@link Thinking}. */
+export const ThinkingSchema: z.ZodMiniType<Thinking, Thinking> = z.union([
   z.enum(["off", "adaptive"]),
   z.object({ budgetTokens: z.number().check(z.int(), z.positive()) }),
   z.object({ effort: z.enum(["minimal", "low", "medium", "high", "max"]) }),
 ]);
-export type Thinking = z.output<typeof ThinkingSchema>;
 
 /**
  * Which tools the model may or must call: `auto` (its choice), `any` (at least one, any of them), `none`,
  * or `{ name }` (exactly that one).
  */
-export const ToolChoiceSchema = z.union([z.enum(["auto", "any", "none"]), z.object({ name: z.string() })]);
-export type ToolChoice = z.output<typeof ToolChoiceSchema>;
+export type ToolChoice = "auto" | "any" | "none" | { name: string };
+
+/** Validates a {@link ToolChoice}. */
+export const ToolChoiceSchema: z.ZodMiniType<ToolChoice, ToolChoice> = z.union([
+  z.enum(["auto", "any", "none"]),
+  z.object({ name: z.string() }),
+]);
 
 /**
  * Prompt caching, for providers that take explicit cache marks (Anthropic, Bedrock):
@@ -35,7 +46,13 @@ export type ToolChoice = z.output<typeof ToolChoiceSchema>;
  * - `{ ttl }`: auto with a TTL (`"5m"` default, `"1h"` costs more to write and lives longer);
  * - `{ breakpoints }`: marks exactly at `"tools"`, `"system"` or `{ message: i }` (the request's i-th message).
  */
-export const CacheOptionSchema = z.union([
+export type CacheOption =
+  | "auto"
+  | "off"
+  | { ttl?: "5m" | "1h"; breakpoints?: Array<"tools" | "system" | { message: number }> };
+
+/** Validates a {@link CacheOption}. */
+export const CacheOptionSchema: z.ZodMiniType<CacheOption, CacheOption> = z.union([
   z.enum(["auto", "off"]),
   z.strictObject({
     ttl: z.optional(z.enum(["5m", "1h"])),
@@ -49,10 +66,32 @@ export const CacheOptionSchema = z.union([
     ),
   }),
 ]);
-export type CacheOption = z.output<typeof CacheOptionSchema>;
 
-/** The serialisable part of {@link CallOptions} (everything but `signal`), for HTTP bodies and config. */
-export const CallOptionsSchema = z.strictObject({
+/** Options of one `complete()` or `stream()` call. */
+export interface CallOptions {
+  /** The output cap (`max_tokens`); raised above a thinking budget when the API requires it. */
+  maxTokens?: number;
+  temperature?: number;
+  topP?: number;
+  stopSequences?: string[];
+  thinking?: Thinking;
+  toolChoice?: ToolChoice;
+  cache?: CacheOption;
+  /** Whether the model may call several tools in one turn (default: the provider's, usually yes). */
+  parallelToolCalls?: boolean;
+  /** Identifies the conversation, for session affinity and prompt-cache routing. */
+  sessionId?: string;
+  /** Free-form tags passed to providers that accept them and to telemetry. */
+  metadata?: Record<string, string>;
+  /** Aborts the call: the request, the body and any wait. An abort is never retried or fallen through. */
+  signal?: AbortSignal;
+}
+
+/** Validates the serialisable part of {@link CallOptions} (everything but `signal`), for HTTP bodies and config. */
+export const CallOptionsSchema: z.ZodMiniType<
+  Omit<CallOptions, "signal">,
+  Omit<CallOptions, "signal">
+> = z.strictObject({
   maxTokens: z.optional(z.number().check(z.int(), z.positive())),
   temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
   topP: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
@@ -60,19 +99,10 @@ export const CallOptionsSchema = z.strictObject({
   thinking: z.optional(ThinkingSchema),
   toolChoice: z.optional(ToolChoiceSchema),
   cache: z.optional(CacheOptionSchema),
-  /** Whether the model may call several tools in one turn (default: the provider's, usually yes). */
   parallelToolCalls: z.optional(z.boolean()),
-  /** Identifies the conversation, for session affinity and prompt-cache routing. */
   sessionId: z.optional(z.string()),
-  /** Free-form tags passed to providers that accept them and to telemetry. */
   metadata: z.optional(z.record(z.string(), z.string())),
 });
-
-/** Options of one `complete()` or `stream()` call. */
-export type CallOptions = z.output<typeof CallOptionsSchema> & {
-  /** Aborts the call: the request, the body and any wait. An abort is never retried or fallen through. */
-  signal?: AbortSignal;
-};
 
 /** Validates untrusted call options; throws a `ValidationError` naming the bad field (`options.maxTokens: …`). */
 export function parseCallOptions(value: unknown, root = "options"): CallOptions {

@@ -12,27 +12,36 @@ import * as z from "zod/mini";
 import { validate } from "./validation-error.ts";
 
 /** A tool call the model asked for. `id` ties it to its {@link ToolResult}. */
-export const ToolCallSchema = z.strictObject({
-  id: z.string(),
-  name: z.string(),
+export interface ToolCall {
+  id: string;
+  name: string;
   /** The parsed arguments. Always an object: malformed or non-object model output degrades to `{}`. */
-  arguments: z._default(z.record(z.string(), z.unknown()), () => ({})),
+  arguments: Record<string, unknown>;
   /**
    * The arguments exactly as the model produced them, when the protocol delivers text (OpenAI's
    * `function.arguments`, streamed tool input). Kept so a truncated or malformed call can be replayed
    * as it was, and so nothing is lost when parsing fails.
    */
-  argumentsText: z.optional(z.string()),
-});
+  argumentsText?: string;
+}
+
+/** A {@link ToolCall} as callers may write it: `arguments` defaults to `{}`. */
+export type ToolCallInput = Omit<ToolCall, "arguments"> & { arguments?: Record<string, unknown> };
 
 /** The result of running a tool, sent back to the model. A failed tool is a result with `isError`. */
-export const ToolResultSchema = z.strictObject({
-  callId: z.string(),
-  content: z._default(z.string(), ""),
-  isError: z._default(z.boolean(), false),
+export interface ToolResult {
+  callId: string;
+  content: string;
+  isError: boolean;
   /** The tool's name, for protocols that want it beside the call id. */
-  name: z.optional(z.string()),
-});
+  name?: string;
+}
+
+/** A {@link ToolResult} as callers may write it: `content` defaults to `""`, `isError` to `false`. */
+export type ToolResultInput = Omit<ToolResult, "content" | "isError"> & {
+  content?: string;
+  isError?: boolean;
+};
 
 /**
  * A provider's own content items for one assistant turn, verbatim and in emission order (Anthropic
@@ -40,39 +49,76 @@ export const ToolResultSchema = z.strictObject({
  * items). An adapter replays `blocks` only when `protocol`, `origin` and `model` all match its target;
  * otherwise it rebuilds the turn from the neutral fields and drops the reasoning — never demotes it to text.
  */
-export const NativeSchema = z.strictObject({
+export interface Native {
   /** Wire protocol that produced the blocks, e.g. `"anthropic-messages"`, `"openai-responses"`. */
-  protocol: z.string(),
+  protocol: string;
   /** Endpoint kind that produced them, e.g. `"anthropic"` (first-party API) or `"bedrock"`. */
-  origin: z.string(),
+  origin: string;
   /** The model that produced them: reasoning is bound to it. */
+  model: string;
+  blocks: unknown[];
+}
+
+/** Who said a message. Tool results travel in `tool` messages (or in `user` messages' `toolResults`). */
+export type Role = "system" | "user" | "assistant" | "tool";
+
+/** One message of the neutral conversation. */
+export interface Message {
+  role: Role;
+  content: string;
+  toolCalls: ToolCall[];
+  toolResults: ToolResult[];
+  /** Set when the harness invented this message (a compaction summary, say), not a model or a user. */
+  synthetic: boolean;
+  native?: Native;
+}
+
+/** A message as callers may write it: `{ role: "user", content: "hi" }` is complete. */
+export interface MessageInput {
+  role: Role;
+  content?: string;
+  toolCalls?: ToolCallInput[];
+  toolResults?: ToolResultInput[];
+  synthetic?: boolean;
+  native?: Native;
+}
+
+/** Validates a {@link ToolCall}, filling `arguments`. */
+export const ToolCallSchema: z.ZodMiniType<ToolCall, ToolCallInput> = z.strictObject({
+  id: z.string(),
+  name: z.string(),
+  arguments: z._default(z.record(z.string(), z.unknown()), () => ({})),
+  argumentsText: z.optional(z.string()),
+});
+
+/** Validates a {@link ToolResult}, filling `content` and `isError`. */
+export const ToolResultSchema: z.ZodMiniType<ToolResult, ToolResultInput> = z.strictObject({
+  callId: z.string(),
+  content: z._default(z.string(), ""),
+  isError: z._default(z.boolean(), false),
+  name: z.optional(z.string()),
+});
+
+/** Validates a {@link Native}. */
+export const NativeSchema: z.ZodMiniType<Native, Native> = z.strictObject({
+  protocol: z.string(),
+  origin: z.string(),
   model: z.string(),
   blocks: z.array(z.unknown()),
 });
 
-/** Who said a message. Tool results travel in `tool` messages (or in `user` messages' `toolResults`). */
-export const RoleSchema = z.enum(["system", "user", "assistant", "tool"]);
+/** Validates a {@link Role}. */
+export const RoleSchema: z.ZodMiniType<Role, Role> = z.enum(["system", "user", "assistant", "tool"]);
 
-/** One message of the neutral conversation. */
-export const MessageSchema = z.strictObject({
+/** Validates a {@link Message} from untrusted input, filling its defaults. */
+export const MessageSchema: z.ZodMiniType<Message, MessageInput> = z.strictObject({
   role: RoleSchema,
   content: z._default(z.string(), ""),
   toolCalls: z._default(z.array(ToolCallSchema), () => []),
   toolResults: z._default(z.array(ToolResultSchema), () => []),
-  /** Set when the harness invented this message (a compaction summary, say), not a model or a user. */
   synthetic: z._default(z.boolean(), false),
   native: z.optional(NativeSchema),
 });
-
-export type Role = z.output<typeof RoleSchema>;
-export type ToolCall = z.output<typeof ToolCallSchema>;
-export type ToolCallInput = z.input<typeof ToolCallSchema>;
-export type ToolResult = z.output<typeof ToolResultSchema>;
-export type ToolResultInput = z.input<typeof ToolResultSchema>;
-export type Native = z.output<typeof NativeSchema>;
-export type Message = z.output<typeof MessageSchema>;
-/** A message as callers may write it: `{ role: "user", content: "hi" }` is complete. */
-export type MessageInput = z.input<typeof MessageSchema>;
 
 /**
  * Validates untrusted messages (an HTTP body, a stored history) and fills defaults. Throws a

@@ -4,8 +4,8 @@
  * @module
  */
 import * as z from "zod/mini";
-import { MessageSchema } from "./message.ts";
-import { UsageSchema } from "./usage.ts";
+import { type Message, type MessageInput, MessageSchema } from "./message.ts";
+import { type Usage, UsageSchema } from "./usage.ts";
 
 /**
  * Why the model stopped, in neutral terms:
@@ -17,7 +17,10 @@ import { UsageSchema } from "./usage.ts";
  * - `error`: the provider reported a failure inside an otherwise successful response;
  * - `other`: a reason this version does not know (the provider's own value is in `rawStopReason`).
  */
-export const StopReasonSchema = z.enum([
+export type StopReason = "stop" | "length" | "tool-calls" | "content-filter" | "pause" | "error" | "other";
+
+/** Validates a {@link StopReason}. */
+export const StopReasonSchema: z.ZodMiniType<StopReason, StopReason> = z.enum([
   "stop",
   "length",
   "tool-calls",
@@ -26,41 +29,61 @@ export const StopReasonSchema = z.enum([
   "error",
   "other",
 ]);
-export type StopReason = z.output<typeof StopReasonSchema>;
 
 /** Which member of a fallback chain served a call, and what failed before it. */
-export const ServedBySchema = z.object({
+export interface ServedBy {
   /** Position of the serving entry in the chain. */
+  index: number;
+  provider: string;
+  model: string;
+  /** Errors of the entries tried before it, in order, as `ProviderError.toJSON()` data. */
+  failures: unknown[];
+}
+
+/** Validates a {@link ServedBy}. */
+export const ServedBySchema: z.ZodMiniType<ServedBy, ServedBy> = z.object({
   index: z.number(),
   provider: z.string(),
   model: z.string(),
-  /** Errors of the entries tried before it, in order, as `ProviderError.toJSON()` data. */
   failures: z.array(z.unknown()),
 });
-export type ServedBy = z.output<typeof ServedBySchema>;
 
 /** The result of one provider call. */
-export const ResponseSchema = z.object({
+export interface Response {
   /** The assistant message, with `native` set when the provider produced content it must get back verbatim. */
-  message: MessageSchema,
-  usage: UsageSchema,
-  stopReason: StopReasonSchema,
+  message: Message;
+  usage: Usage;
+  stopReason: StopReason;
   /** The provider's own stop value (`end_turn`, `tool_use`, `stop`, …), when it sent one. */
-  rawStopReason: z.optional(z.string()),
+  rawStopReason?: string;
   /** The model that answered, as the provider reported it. */
-  model: z.string(),
+  model: string;
   /** The provider that answered, e.g. `"anthropic"`, `"bedrock"`, `"fake"`. */
-  provider: z.string(),
+  provider: string;
   /** The provider's id for this response, when it sent one. */
-  id: z.optional(z.string()),
+  id?: string;
   /**
    * Readable reasoning (thinking text, reasoning summaries), for display and logs only: it is never sent
    * back. What is replayed lives in `message.native`.
    */
-  reasoning: z.optional(z.string()),
+  reasoning?: string;
   /** Things the adapter corrected or left out while building the request (never silently). */
-  warnings: z.optional(z.array(z.string())),
+  warnings?: string[];
   /** Set by `fallback()`: which entry served the call. */
-  servedBy: z.optional(ServedBySchema),
-});
-export type Response = z.output<typeof ResponseSchema>;
+  servedBy?: ServedBy;
+}
+
+/** Validates a {@link Response} (a stored or transported one), filling the message's defaults. */
+export const ResponseSchema: z.ZodMiniType<Response, Omit<Response, "message"> & { message: MessageInput }> =
+  z.object({
+    message: MessageSchema,
+    usage: UsageSchema,
+    stopReason: StopReasonSchema,
+    rawStopReason: z.optional(z.string()),
+    model: z.string(),
+    provider: z.string(),
+    id: z.optional(z.string()),
+    reasoning: z.optional(z.string()),
+    warnings: z.optional(z.array(z.string())),
+    servedBy: z.optional(ServedBySchema),
+  });

@@ -13,24 +13,33 @@ import * as z from "zod/mini";
 
 const count = () => z.optional(z.number().check(z.int(), z.nonnegative()));
 
-/** Token counts of one call, or of several added together. */
-export const UsageSchema = z.object({
+/** Token counts of one call, or of several added together. `undefined` = not reported; `0` = reported zero. */
+export interface Usage {
   /** Uncached input tokens. */
+  inputTokens?: number;
+  outputTokens?: number;
+  /** Input tokens read from the prompt cache. */
+  cachedInputTokens?: number;
+  /** Input tokens written to the prompt cache (all TTLs). */
+  cacheWriteTokens?: number;
+  /** Of `cacheWriteTokens`, those written with a 5-minute TTL, where the provider says. */
+  cacheWrite5mTokens?: number;
+  /** Of `cacheWriteTokens`, those written with a 1-hour TTL, where the provider says. */
+  cacheWrite1hTokens?: number;
+  /** Of `outputTokens`, those spent on reasoning, where the provider says. */
+  reasoningTokens?: number;
+}
+
+/** Validates a {@link Usage}: every count optional, a non-negative integer when present. */
+export const UsageSchema: z.ZodMiniType<Usage, Usage> = z.object({
   inputTokens: count(),
   outputTokens: count(),
-  /** Input tokens read from the prompt cache. */
   cachedInputTokens: count(),
-  /** Input tokens written to the prompt cache (all TTLs). */
   cacheWriteTokens: count(),
-  /** Of `cacheWriteTokens`, those written with a 5-minute TTL, where the provider says. */
   cacheWrite5mTokens: count(),
-  /** Of `cacheWriteTokens`, those written with a 1-hour TTL, where the provider says. */
   cacheWrite1hTokens: count(),
-  /** Of `outputTokens`, those spent on reasoning, where the provider says. */
   reasoningTokens: count(),
 });
-
-export type Usage = z.output<typeof UsageSchema>;
 
 const FIELDS = [
   "inputTokens",

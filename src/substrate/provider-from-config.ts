@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from "zod/mini";
-import { CacheOptionSchema } from "../core/call-options.ts";
+import { type CacheOption, CacheOptionSchema } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { PROVIDER_ERROR_KINDS } from "../core/provider-error.ts";
 import { formatPath, ValidationError, type ValidationIssue } from "../core/validation-error.ts";
@@ -54,7 +54,7 @@ export interface ProviderConfig {
   /** anthropic: `anthropic-version`, beta features, default prompt caching. */
   anthropicVersion?: string | undefined;
   betas?: string[] | undefined;
-  cache?: z.input<typeof CacheOptionSchema> | undefined;
+  cache?: CacheOption | undefined;
   /** bedrock: the AWS region (for a registered `bedrock` factory). */
   region?: string | undefined;
   /** Protocol-specific settings passed as they are to a registered factory. */
