@@ -4,8 +4,9 @@ import { defineConfig } from "vitest/config";
 const root = fileURLToPath(new URL("..", import.meta.url));
 
 /**
- * Two projects: `node` runs every test under test/ except test/worker/ in Node 22; `workerd` runs
- * test/worker/ inside the Workers runtime (test/worker/vitest.config.ts).
+ * Two projects: `node` runs every test under test/ except test/worker/ and test/package/ in Node 22;
+ * `workerd` runs test/worker/ inside the Workers runtime (test/worker/vitest.config.ts). The packed-package
+ * checks (test/package/) run on their own: `npm run test:package`.
  */
 export default defineConfig({
   test: {
@@ -18,7 +19,7 @@ export default defineConfig({
           name: "node",
           root,
           include: ["test/**/*.test.ts"],
-          exclude: ["test/worker/**", "**/node_modules/**"],
+          exclude: ["test/worker/**", "test/package/**", "**/node_modules/**"],
           environment: "node",
         },
       },

@@ -12,3 +12,9 @@ declare namespace Cloudflare {
     TASKS: DurableObjectNamespace;
   }
 }
+
+// Vite's `?raw` imports (the README-curl test reads README.md and .dev.vars.example as text).
+declare module "*?raw" {
+  const text: string;
+  export default text;
+}

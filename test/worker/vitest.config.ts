@@ -1,6 +1,12 @@
+import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
+
+/** The token `npm run dev` accepts (from .dev.vars.example), so the README's local curls run in the tests. */
+const devToken = /^GATEWAY_TOKENS=(.+)$/m.exec(
+  readFileSync(fileURLToPath(new URL("../../.dev.vars.example", import.meta.url)), "utf8"),
+)?.[1];
 
 /** Tests under test/worker/ run inside workerd, with the Worker from wrangler.toml as `main`. */
 export default defineConfig({
@@ -10,7 +16,7 @@ export default defineConfig({
       // Test-only secrets: the gateway refuses every route without a token.
       miniflare: {
         bindings: {
-          GATEWAY_TOKENS: "test-token-a, test-token-b",
+          GATEWAY_TOKENS: `test-token-a, test-token-b, ${devToken}`,
           ANTHROPIC_API_KEY: "sk-ant-test-worker-key-000000",
           // The deployed config's demo route waits 3 s per call so a person can pause a demo task; tests
           // step tasks by hand and need no wait.

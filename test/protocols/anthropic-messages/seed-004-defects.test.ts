@@ -757,12 +757,14 @@ async function projectGlobs(): Promise<ProjectGlobs[]> {
   };
   const main = (await import("../../vitest.config.ts")).default as TestConfig;
   const worker = (await import("../../worker/vitest.config.ts")).default as TestConfig;
+  // The packed-package checks run on their own (`npm run test:package`), from their own config.
+  const packaged = (await import("../../package/vitest.config.ts")).default as TestConfig;
   const projects = (main.test?.projects ?? []).filter(
     (project): project is TestConfig => typeof project === "object",
   );
   const referenced = (main.test?.projects ?? []).filter((project) => typeof project === "string");
   expect(referenced).toEqual(["test/worker/vitest.config.ts"]);
-  return [...projects, worker].map((project) => ({
+  return [...projects, worker, packaged].map((project) => ({
     name: project.test?.name ?? "?",
     include: project.test?.include ?? [],
     exclude: project.test?.exclude ?? [],
@@ -782,7 +784,7 @@ function collectedBy(file: string, projects: readonly ProjectGlobs[]): string[] 
 describe("seed 004: tests the runner does not collect do not exist", () => {
   it("seed 004: every *.test.ts under test/ is matched by a vitest project's include glob", async () => {
     const projects = await projectGlobs();
-    expect(projects.map((project) => project.name).sort()).toEqual(["node", "workerd"]);
+    expect(projects.map((project) => project.name).sort()).toEqual(["node", "package", "workerd"]);
     const testFiles = filesUnder(TEST_DIR).filter((file) => file.endsWith(".test.ts"));
     expect(testFiles).toContain("test/protocols/anthropic-messages/seed-004-defects.test.ts");
     expect(testFiles.length).toBeGreaterThanOrEqual(10);
