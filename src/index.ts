@@ -26,6 +26,7 @@ export {
   parseCallOptions,
   type Thinking,
   ThinkingSchema,
+  type Timeouts,
   type ToolChoice,
   ToolChoiceSchema,
 } from "./core/call-options.ts";
@@ -57,6 +58,7 @@ export type { Provider } from "./core/provider.ts";
 export {
   errorKindFromStatus,
   isRetryableKind,
+  MAX_RETRY_AFTER_MS,
   MAX_UPSTREAM_BODY,
   PROVIDER_ERROR_KINDS,
   ProviderError,

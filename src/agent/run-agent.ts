@@ -143,8 +143,10 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   }
 }
 
-/** Tool calls of the last assistant turn that no later message answers. */
-function unansweredCalls(messages: readonly MessageInput[]): ToolCall[] {
+/**
+ * Tool calls of the last assistant turn that no later message answers: what a resumed run executes first.
+ */
+export function unansweredCalls(messages: readonly MessageInput[]): ToolCall[] {
   const normalized = normalizeMessages(messages);
   for (let index = normalized.length - 1; index >= 0; index--) {
     const message = normalized[index]!;

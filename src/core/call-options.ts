@@ -83,25 +83,101 @@ export interface CallOptions {
   sessionId?: string;
   /** Free-form tags passed to providers that accept them and to telemetry. */
   metadata?: Record<string, string>;
+  /**
+   * Deadlines of the upstream request: `firstByteMs` for its response headers, `idleMs` between two pieces
+   * of its body. Either one missed aborts the request with a `ProviderError` of kind `timeout`. Unset: the
+   * provider's settings, else the defaults (stream 120 s / complete 600 s to the first byte; 300 s idle).
+   */
+  timeouts?: Timeouts;
   /** Aborts the call: the request, the body and any wait. An abort is never retried or fallen through. */
   signal?: AbortSignal;
 }
+
+/** See {@link CallOptions.timeouts}. */
+export interface Timeouts {
+  firstByteMs?: number;
+  idleMs?: number;
+}
+
+/** Longest timeout accepted: one hour. */
+export const MAX_TIMEOUT_MS = 3_600_000;
+
+const milliseconds = () =>
+  z.optional(
+    z.number().check(z.int(), z.positive(), z.maximum(MAX_TIMEOUT_MS, `at most ${MAX_TIMEOUT_MS} ms`)),
+  );
+
+/** Validates {@link Timeouts}. */
+export const TimeoutsSchema: z.ZodMiniType<Timeouts, Timeouts> = z.strictObject({
+  firstByteMs: milliseconds(),
+  idleMs: milliseconds(),
+});
+
+/**
+ * Largest `maxTokens` accepted (2^20): above any model's output limit, and far below a number that only an
+ * attacker or a bug would send.
+ */
+export const MAX_OUTPUT_TOKENS = 1_048_576;
+/** Most stop sequences in one call, and the longest one, in characters. */
+export const MAX_STOP_SEQUENCES = 32;
+export const MAX_STOP_SEQUENCE_CHARS = 1000;
+/** Longest session id, in characters. */
+export const MAX_SESSION_ID_CHARS = 256;
+
+/** `maxTokens`: a positive integer up to {@link MAX_OUTPUT_TOKENS}. */
+export const MaxTokensSchema: z.ZodMiniType<number, number> = z
+  .number()
+  .check(z.int(), z.positive(), z.maximum(MAX_OUTPUT_TOKENS, `at most ${MAX_OUTPUT_TOKENS}`));
+
+/** One stop sequence: 1 to {@link MAX_STOP_SEQUENCE_CHARS} characters. */
+export const StopSequenceSchema: z.ZodMiniType<string, string> = z
+  .string()
+  .check(
+    z.minLength(1),
+    z.maxLength(MAX_STOP_SEQUENCE_CHARS, `at most ${MAX_STOP_SEQUENCE_CHARS} characters`),
+  );
+
+/** `stopSequences`: at most {@link MAX_STOP_SEQUENCES} of them. */
+export const StopSequencesSchema: z.ZodMiniType<string[], string[]> = z
+  .array(StopSequenceSchema)
+  .check(z.maxLength(MAX_STOP_SEQUENCES, `at most ${MAX_STOP_SEQUENCES} stop sequences`));
+
+/**
+ * A session id: 1 to {@link MAX_SESSION_ID_CHARS} printable ASCII characters, no leading or trailing
+ * space. It travels as an HTTP header value (session affinity), where a CR, LF or NUL would be refused or
+ * worse.
+ */
+export const SessionIdSchema: z.ZodMiniType<string, string> = z
+  .string()
+  .check(
+    z.maxLength(MAX_SESSION_ID_CHARS, `at most ${MAX_SESSION_ID_CHARS} characters`),
+    z.regex(
+      /^[\x21-\x7e](?:[\x20-\x7e]*[\x21-\x7e])?$/,
+      "printable ASCII without leading or trailing blanks",
+    ),
+  );
+
+/** Free-form tags: at most 32, keys up to 64 characters, values up to 512. */
+const MetadataSchema = z
+  .record(z.string().check(z.minLength(1), z.maxLength(64)), z.string().check(z.maxLength(512)))
+  .check(z.refine((value) => Object.keys(value).length <= 32, "at most 32 entries"));
 
 /** Validates the serialisable part of {@link CallOptions} (everything but `signal`), for HTTP bodies and config. */
 export const CallOptionsSchema: z.ZodMiniType<
   Omit<CallOptions, "signal">,
   Omit<CallOptions, "signal">
 > = z.strictObject({
-  maxTokens: z.optional(z.number().check(z.int(), z.positive())),
+  maxTokens: z.optional(MaxTokensSchema),
   temperature: z.optional(z.number().check(z.minimum(0), z.maximum(2))),
   topP: z.optional(z.number().check(z.minimum(0), z.maximum(1))),
-  stopSequences: z.optional(z.array(z.string())),
+  stopSequences: z.optional(StopSequencesSchema),
   thinking: z.optional(ThinkingSchema),
   toolChoice: z.optional(ToolChoiceSchema),
   cache: z.optional(CacheOptionSchema),
   parallelToolCalls: z.optional(z.boolean()),
-  sessionId: z.optional(z.string()),
-  metadata: z.optional(z.record(z.string(), z.string())),
+  sessionId: z.optional(SessionIdSchema),
+  metadata: z.optional(MetadataSchema),
+  timeouts: z.optional(TimeoutsSchema),
 });
 
 /** Validates untrusted call options; throws a `ValidationError` naming the bad field (`options.maxTokens: …`). */

@@ -102,6 +102,7 @@ export interface ProviderErrorInit {
   status?: number | undefined;
   /** Overrides the kind's default (e.g. a 429 whose body says the quota is spent is not retryable). */
   retryable?: boolean | undefined;
+  /** How long to wait before trying again; capped at {@link MAX_RETRY_AFTER_MS}. */
   retryAfterMs?: number | undefined;
   /** The provider's own error type or code (`overloaded_error`, `context_length_exceeded`, …). */
   code?: string | undefined;
@@ -155,22 +156,20 @@ export class ProviderError extends Error {
   readonly partialOutput: boolean;
 
   constructor(init: ProviderErrorInit) {
-    super(
-      redactSecrets(init.message, init.secrets),
-      init.cause === undefined ? undefined : { cause: init.cause },
-    );
+    // Every text field is scrubbed, and the body before it is cut: a cut must never leave part of a key.
+    const clean = (text: string | undefined) =>
+      text === undefined ? undefined : redactSecrets(text, init.secrets);
+    super(clean(init.message)!, init.cause === undefined ? undefined : { cause: init.cause });
     this.kind = init.kind;
     this.provider = init.provider;
-    this.model = init.model;
+    this.model = clean(init.model)!;
     this.status = init.status;
     this.retryable = init.retryable ?? isRetryableKind(init.kind);
-    this.retryAfterMs = init.retryAfterMs;
-    this.code = init.code;
-    this.requestId = init.requestId;
+    this.retryAfterMs = clampRetryAfter(init.retryAfterMs);
+    this.code = clean(init.code);
+    this.requestId = clean(init.requestId);
     this.upstreamBody =
-      init.upstreamBody === undefined
-        ? undefined
-        : redactSecrets(truncate(init.upstreamBody, MAX_UPSTREAM_BODY), init.secrets);
+      init.upstreamBody === undefined ? undefined : truncate(clean(init.upstreamBody)!, MAX_UPSTREAM_BODY);
     this.partialOutput = init.partialOutput ?? false;
   }
 
@@ -208,6 +207,17 @@ export class ProviderError extends Error {
   }
 }
 
+/**
+ * Longest wait an error asks for: one hour. A `Retry-After` date years ahead (seen from misconfigured
+ * servers) is not a plan anyone should follow; past an hour the caller decides.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+function clampRetryAfter(ms: number | undefined): number | undefined {
+  if (ms === undefined || Number.isNaN(ms)) return undefined;
+  return Math.min(Math.max(0, Math.ceil(ms)), MAX_RETRY_AFTER_MS);
+}
+
 function truncate(text: string, max: number): string {
   return text.length <= max ? text : `${text.slice(0, max)}… [${text.length - max} more characters]`;
 }
@@ -222,23 +232,99 @@ const SECRET_PATTERNS: readonly RegExp[] = [
   /\b(Bearer\s+)[A-Za-z0-9._~+/=-]{8,}/gi,
   /\b(Signature=)[0-9a-f]{64}\b/g,
   /("?(?:x-api-key|api[_-]?key|authorization|x-amz-security-token)"?\s*[:=]\s*"?)[^"\s,}]{8,}/gi,
+  // user:password@ in a URL.
+  /(\b[a-z][a-z0-9+.-]*:\/\/)[^/\s:@"]+:[^/\s@"]*(@)/gi,
 ];
 
+/** Secrets shorter than this are redacted only as whole words: a 4-letter key must not eat every "test". */
+const WHOLE_WORD_BELOW = 8;
+/** A run of at least this many characters of a known secret is redacted too (a truncated or partial echo). */
+const FRAGMENT = 12;
+
 /**
- * Replaces credentials in `text` with `[redacted]`: every string in `secrets` (of 6 or more characters)
- * and anything shaped like a key or token.
+ * Replaces credentials in `text` with `[redacted]`: every string in `secrets`, and anything shaped like a
+ * key or token (`sk-…`, AWS key ids, `Bearer …`, `user:password@` in URLs).
+ *
+ * A known secret is found in every encoding a server may echo it in: as is, JSON-escaped (`\/`,
+ * `\uXXXX`), percent-encoded, or any mix of these; and so is any run of 12 or more of its characters (what
+ * is left of a key that a server or a log cut short). A secret under 8 characters is redacted where it
+ * stands as a whole word.
  */
 export function redactSecrets(text: string, secrets?: readonly (string | undefined)[]): string {
   let result = text;
   if (secrets) {
-    for (const secret of secrets) {
-      if (secret && secret.length >= 6) result = result.split(secret).join("[redacted]");
+    // Longest first, so a secret that contains another is replaced whole.
+    const known = [
+      ...new Set(secrets.filter((secret): secret is string => typeof secret === "string" && secret !== "")),
+    ];
+    known.sort((a, b) => b.length - a.length);
+    for (const secret of known) {
+      const encoded = secretPattern(secret);
+      const pattern =
+        secret.length < WHOLE_WORD_BELOW
+          ? new RegExp(`(?<![\\w%])${encoded}(?!\\w)`, "g")
+          : new RegExp(encoded, "g");
+      result = result.replace(pattern, "[redacted]");
+      if (secret.length > FRAGMENT) result = redactFragments(result, secret);
     }
   }
   for (const pattern of SECRET_PATTERNS) {
-    result = result.replace(pattern, (_match, prefix?: unknown) =>
-      typeof prefix === "string" ? `${prefix}[redacted]` : "[redacted]",
+    result = result.replace(pattern, (_match, prefix?: unknown, suffix?: unknown) =>
+      typeof prefix === "string"
+        ? `${prefix}[redacted]${typeof suffix === "string" ? suffix : ""}`
+        : "[redacted]",
     );
+  }
+  return result;
+}
+
+/** A regular expression source matching `secret` with each character as itself or escaped (JSON, URL). */
+function secretPattern(secret: string): string {
+  let source = "";
+  for (const char of secret) {
+    const code = char.codePointAt(0)!;
+    const forms = [escapeRegExp(char)];
+    if (code <= 0xffff) forms.push(`\\\\u${hexCaseless(code, 4)}`);
+    if (char === "/") forms.push("\\\\/");
+    if (code < 0x80) forms.push(`%${hexCaseless(code, 2)}`);
+    source += forms.length === 1 ? forms[0] : `(?:${forms.join("|")})`;
+  }
+  return source;
+}
+
+function hexCaseless(code: number, width: number): string {
+  return [...code.toString(16).padStart(width, "0")]
+    .map((digit) => (/[a-f]/.test(digit) ? `[${digit}${digit.toUpperCase()}]` : digit))
+    .join("");
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/** Redacts every run of {@link FRAGMENT} or more consecutive characters of `secret` found verbatim in `text`. */
+function redactFragments(text: string, secret: string): string {
+  let result = text;
+  for (let start = 0; start + FRAGMENT <= secret.length; start++) {
+    const window = secret.slice(start, start + FRAGMENT);
+    let at = result.indexOf(window);
+    while (at !== -1) {
+      // Grow the match to the longest run of the secret around it.
+      let from = at;
+      let secretFrom = start;
+      while (from > 0 && secretFrom > 0 && result[from - 1] === secret[secretFrom - 1]) {
+        from--;
+        secretFrom--;
+      }
+      let to = at + FRAGMENT;
+      let secretTo = start + FRAGMENT;
+      while (to < result.length && secretTo < secret.length && result[to] === secret[secretTo]) {
+        to++;
+        secretTo++;
+      }
+      result = `${result.slice(0, from)}[redacted]${result.slice(to)}`;
+      at = result.indexOf(window, from + "[redacted]".length);
+    }
   }
   return result;
 }

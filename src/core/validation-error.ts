@@ -49,10 +49,80 @@ export function formatPath(path: readonly PropertyKey[]): string {
 export function validate<S extends z.ZodMiniType>(schema: S, value: unknown, root = ""): z.output<S> {
   const result = z.safeParse(schema, value);
   if (result.success) return result.data;
-  throw new ValidationError(
-    result.error.issues.map((issue) => ({
-      path: formatPath([...(root ? [root] : []), ...issue.path]),
-      message: issue.message,
-    })),
-  );
+  throw new ValidationError(issuesOf(result.error.issues, root));
+}
+
+/** What zod reports, as much of it as {@link issuesOf} reads. */
+type ZodIssue = z.core.$ZodIssue;
+
+/**
+ * Zod issues as {@link ValidationIssue}s a person can act on: the path of the bad field, and what is wrong
+ * with it. zod/mini ships no messages ("Invalid input"), so they are written here from the issue: an
+ * unknown field is named (`options.bogus: unknown field`), a wrong type says what was expected, a bound
+ * says which, a choice lists the values it takes. Messages given in the schema are kept.
+ */
+export function issuesOf(issues: readonly ZodIssue[], root = ""): ValidationIssue[] {
+  const prefix: PropertyKey[] = root ? [root] : [];
+  return issues.flatMap((issue): ValidationIssue[] => {
+    const path = [...prefix, ...issue.path];
+    if (issue.code === "unrecognized_keys") {
+      return issue.keys.map((key) => ({
+        path: formatPath([...path, key]),
+        message: `unknown field "${key}"`,
+      }));
+    }
+    return [{ path: formatPath(path), message: describeIssue(issue) }];
+  });
+}
+
+function describeIssue(issue: ZodIssue): string {
+  if (issue.message && issue.message !== "Invalid input") return issue.message;
+  switch (issue.code) {
+    case "invalid_type":
+      // zod calls a record "record" and omits what it got unless asked to report input.
+      return `expected ${issue.expected === "record" ? "object" : issue.expected}${"input" in issue ? `, got ${kindOf(issue.input)}` : ""}`;
+    case "invalid_value":
+      return `expected ${issue.values.map((value) => JSON.stringify(value)).join(" or ")}`;
+    case "too_big":
+      return `${issue.inclusive === false ? "less than" : "at most"} ${String(issue.maximum)}${unit(issue.origin)}`;
+    case "too_small":
+      return `${issue.inclusive === false ? "greater than" : "at least"} ${String(issue.minimum)}${unit(issue.origin)}`;
+    case "invalid_format":
+      return `not a valid ${issue.format}`;
+    case "not_multiple_of":
+      return `must be a multiple of ${String(issue.divisor)}`;
+    case "invalid_union": {
+      // The expectations of the union's branches, e.g. `expected "off" or "adaptive" or object`.
+      const expected = issue.errors
+        .flatMap((branch) => branch.filter((inner) => inner.path.length === 0))
+        .flatMap((inner) =>
+          inner.code === "invalid_value"
+            ? inner.values.map((value) => JSON.stringify(value))
+            : inner.code === "invalid_type"
+              ? [inner.expected]
+              : [],
+        );
+      return expected.length > 0
+        ? `expected ${[...new Set(expected)].join(" or ")}`
+        : "matches none of the allowed forms";
+    }
+    case "invalid_key":
+      return "invalid key";
+    case "invalid_element":
+      return "invalid element";
+    default:
+      return "invalid value";
+  }
+}
+
+function unit(origin: string): string {
+  if (origin === "string") return " characters";
+  if (origin === "array" || origin === "set") return " items";
+  return "";
+}
+
+function kindOf(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "array";
+  return typeof value;
 }

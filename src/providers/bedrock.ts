@@ -7,7 +7,7 @@
  * @module
  */
 import { AwsV4Signer } from "aws4fetch";
-import type { CacheOption, CallOptions } from "../core/call-options.ts";
+import type { CacheOption, CallOptions, Timeouts } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
@@ -39,11 +39,10 @@ import { readAwsEventStream } from "../wire/aws-event-stream.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import {
   endpointURL,
-  providerErrorFromResponse,
+  post,
   readJsonResponse,
   streamWithErrorMapping,
   type TransportContext,
-  toProviderError,
 } from "./http.ts";
 
 /** AWS credentials for SigV4. Temporary credentials (STS, SSO, a role) come with a `sessionToken`. */
@@ -92,6 +91,8 @@ export interface BedrockSettings {
   endpoint?: string;
   /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
   fetch?: typeof fetch;
+  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
+  timeouts?: Timeouts;
   /** Extra request headers (signed along with the rest under SigV4). */
   headers?: Record<string, string>;
   /**
@@ -227,33 +228,23 @@ export function bedrock(settings: BedrockSettings): Provider {
     return (await signer.sign()).headers;
   };
 
-  /** POSTs `body`; returns the response when 2xx, otherwise throws the mapped `ProviderError`. */
-  const send = async (
-    stream: boolean,
-    body: string,
-    signal: AbortSignal | undefined,
-  ): Promise<globalThis.Response> => {
-    const url = stream ? urls.stream : urls.complete;
-    const headers = new Headers({ "content-type": "application/json" });
-    if (api === "invoke") headers.set(stream ? "x-amzn-bedrock-accept" : "accept", "application/json");
-    for (const [name, value] of Object.entries(settings.headers ?? {})) headers.set(name, value);
-    const doFetch = settings.fetch ?? globalThis.fetch;
-    let response: globalThis.Response;
-    try {
-      response = await doFetch(url, {
-        method: "POST",
-        headers: await authorize(url, body, headers),
-        body,
-        signal,
-      });
-    } catch (error) {
-      throw toProviderError(error, transport, signal);
-    }
-    if (response.ok) return response;
-    const answer = response;
-    throw await providerErrorFromResponse(answer, transport, (status, json) =>
-      mapBedrockHttpError(status, json, answer.headers),
-    );
+  /** POSTs `body` through the shared transport, signed by `authorize`. */
+  const send = (stream: boolean, body: string, options: CallOptions): Promise<globalThis.Response> => {
+    const headers: Record<string, string> = { "content-type": "application/json" };
+    if (api === "invoke") headers[stream ? "x-amzn-bedrock-accept" : "accept"] = "application/json";
+    for (const [name, value] of Object.entries(settings.headers ?? {})) headers[name.toLowerCase()] = value;
+    return post({
+      fetch: settings.fetch,
+      url: stream ? urls.stream : urls.complete,
+      headers,
+      body,
+      signal: options.signal,
+      stream,
+      timeouts: { ...settings.timeouts, ...options.timeouts },
+      context: transport,
+      authorize,
+      mapErrorBody: (status, json, responseHeaders) => mapBedrockHttpError(status, json, responseHeaders),
+    });
   };
 
   const invokeRequest = (
@@ -317,7 +308,7 @@ export function bedrock(settings: BedrockSettings): Provider {
       if (api === "invoke") {
         const { body, context } = invokeRequest(messages, tools, options);
         const json = await readJsonResponse<AnthropicMessage>(
-          send(false, body, options.signal),
+          send(false, body, options),
           transport,
           options.signal,
           (message) => Array.isArray(message.content),
@@ -327,7 +318,7 @@ export function bedrock(settings: BedrockSettings): Provider {
       }
       const { body, context } = converseRequest(messages, tools, options);
       const json = await readJsonResponse<ConverseResponse>(
-        send(false, body, options.signal),
+        send(false, body, options),
         transport,
         options.signal,
         (answer) => Array.isArray(answer.output?.message?.content),
@@ -341,7 +332,7 @@ export function bedrock(settings: BedrockSettings): Provider {
         api === "invoke"
           ? invokeRequest(messages, tools, options)
           : converseRequest(messages, tools, options);
-      const response = send(true, request.body, options.signal).then(async (answer) => {
+      const response = send(true, request.body, options).then(async (answer) => {
         const contentType = answer.headers.get("content-type") ?? "";
         if (!/json/i.test(contentType)) return answer;
         // A 200 with a JSON body where an event stream belongs: say what came, not "corrupt frame".

@@ -4,6 +4,7 @@
  *
  * @module
  */
+import type { Timeouts } from "../core/call-options.ts";
 import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { ValidationError } from "../core/validation-error.ts";
@@ -39,29 +40,159 @@ export interface PostRequest {
   signal: AbortSignal | undefined;
   context: TransportContext;
   mapErrorBody: ErrorBodyMapper;
+  /** Whether the response is a stream (it picks the default first-byte timeout). */
+  stream?: boolean;
+  /** The call's timeouts (see {@link DEFAULT_TIMEOUTS}). */
+  timeouts?: Timeouts | undefined;
+  /** Adds credentials to the finished request (SigV4 signs the body); headers alone when unset. */
+  authorize?: (url: string, body: string, headers: Headers) => Headers | Promise<Headers>;
 }
+
+/**
+ * Timeouts when neither the call nor the provider says: the response headers of a stream are due fast
+ * (servers send them before generating), those of a whole response only when it is ready; between two
+ * pieces of a body, five minutes (a reasoning model can think that long without sending a byte).
+ */
+export const DEFAULT_TIMEOUTS: {
+  readonly stream: Required<Timeouts>;
+  readonly complete: Required<Timeouts>;
+} = {
+  stream: { firstByteMs: 120_000, idleMs: 300_000 },
+  complete: { firstByteMs: 600_000, idleMs: 300_000 },
+};
 
 /**
  * POSTs and returns the `Response` when its status is 2xx; otherwise throws the mapped `ProviderError`
  * (status, kind from the body where the protocol knows better, `Retry-After`, request id, the body
  * truncated). A rejected fetch becomes `network`, `timeout` or `aborted`.
+ *
+ * Deadlines: no response headers within `timeouts.firstByteMs`, or no body bytes for `timeouts.idleMs`,
+ * aborts the upstream request and fails with kind `timeout`. The caller's `signal` aborts it too (kind
+ * `aborted`).
  */
 export async function post(request: PostRequest): Promise<globalThis.Response> {
   // Resolved per call, not at construction: tests and middleware may patch globalThis.fetch.
   const doFetch = request.fetch ?? globalThis.fetch;
+  const limits = {
+    ...(request.stream ? DEFAULT_TIMEOUTS.stream : DEFAULT_TIMEOUTS.complete),
+    ...request.timeouts,
+  };
+  const upstream = new AbortController();
+  const callerSignal = request.signal;
+  const onCallerAbort = () => upstream.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+  const release = () => callerSignal?.removeEventListener("abort", onCallerAbort);
+  const deadline = (what: "firstByteMs" | "idleMs") =>
+    new ProviderError({
+      kind: "timeout",
+      message:
+        what === "firstByteMs"
+          ? `${request.context.provider}: no response within ${limits.firstByteMs} ms (timeouts.firstByteMs)`
+          : `${request.context.provider}: no data for ${limits.idleMs} ms (timeouts.idleMs)`,
+      provider: request.context.provider,
+      model: request.context.model,
+      secrets: request.context.secrets,
+    });
+  let timedOut: ProviderError | undefined;
+  const timer = setTimeout(() => {
+    timedOut = deadline("firstByteMs");
+    upstream.abort(timedOut);
+  }, limits.firstByteMs);
   let response: globalThis.Response;
   try {
+    const headers = new Headers(request.headers);
     response = await doFetch(request.url, {
       method: "POST",
-      headers: request.headers,
+      headers: request.authorize ? await request.authorize(request.url, request.body, headers) : headers,
       body: request.body,
-      signal: request.signal,
+      signal: upstream.signal,
     });
   } catch (error) {
-    throw toProviderError(error, request.context, request.signal);
+    release();
+    throw timedOut ?? toProviderError(error, request.context, callerSignal);
+  } finally {
+    clearTimeout(timer);
   }
-  if (response.ok) return response;
-  throw await providerErrorFromResponse(response, request.context, request.mapErrorBody);
+  if (!response.ok) {
+    try {
+      throw await providerErrorFromResponse(response, request.context, request.mapErrorBody);
+    } finally {
+      release();
+    }
+  }
+  return withIdleDeadline(
+    response,
+    limits.idleMs,
+    () => {
+      const error = deadline("idleMs");
+      upstream.abort(error);
+      return error;
+    },
+    release,
+  );
+}
+
+/**
+ * `response` with a body that fails with the error `onIdle` returns when no bytes arrive for `idleMs`
+ * (the upstream request is aborted by it). `done` runs once when the body ends, fails or is cancelled.
+ */
+function withIdleDeadline(
+  response: globalThis.Response,
+  idleMs: number,
+  onIdle: () => ProviderError,
+  done: () => void,
+): globalThis.Response {
+  const source = response.body;
+  if (!source) {
+    done();
+    return response;
+  }
+  const reader = source.getReader();
+  let finished = false;
+  const finish = () => {
+    if (finished) return;
+    finished = true;
+    done();
+  };
+  const body = new ReadableStream<Uint8Array>(
+    {
+      async pull(controller) {
+        let timer: ReturnType<typeof setTimeout> | undefined;
+        let idle: ProviderError | undefined;
+        const quiet = new Promise<never>((_, reject) => {
+          timer = setTimeout(() => {
+            idle = onIdle();
+            reject(idle);
+          }, idleMs);
+        });
+        try {
+          const { done: ended, value } = await Promise.race([reader.read(), quiet]);
+          if (ended) {
+            finish();
+            controller.close();
+          } else controller.enqueue(value);
+        } catch (error) {
+          finish();
+          reader.cancel(idle ?? error).catch(() => {});
+          controller.error(idle ?? error);
+        } finally {
+          clearTimeout(timer);
+        }
+      },
+      cancel(reason) {
+        finish();
+        return reader.cancel(reason);
+      },
+      // Pulled only when the reader asks: no read-ahead, so an event surfaces from the read that carried it.
+    },
+    { highWaterMark: 0 },
+  );
+  return new globalThis.Response(body, {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
 }
 
 /** A non-2xx response → `ProviderError`. Reads (and so consumes) the body. */
@@ -164,12 +295,21 @@ export function toProviderError(
   else if (name === "TimeoutError") kind = "timeout";
   else if (WireError.is(error)) kind = error.code === "truncated" ? "truncated" : "invalid_response";
   else kind = "network";
+  // The runtime refused the connection itself (Deno without --allow-net: `NotCapable`, `PermissionDenied`
+  // before Deno 2): asking again cannot help.
+  const denied = kind === "network" && (name === "NotCapable" || name === "PermissionDenied");
   return new ProviderError({
     kind,
-    message: kind === "aborted" ? "call aborted" : `${context.provider}: ${message}`,
+    message:
+      kind === "aborted"
+        ? "call aborted"
+        : denied
+          ? `${context.provider}: the runtime denied network access (${message}); in Deno, grant it with --allow-net`
+          : `${context.provider}: ${message}`,
     provider: context.provider,
     model: context.model,
     partialOutput,
+    ...(denied ? { retryable: false } : {}),
     secrets: context.secrets,
     cause: error,
   });
@@ -270,8 +410,13 @@ export function endpointURL(baseURL: string, path: string, field = "baseURL"): s
   try {
     url = new URL(baseURL);
   } catch {
+    // Echoed without any user:password part (a config error may reach clients and logs).
+    const shown = baseURL.replace(
+      /^([^/@\s]*\/\/)?[^/@\s]*@/,
+      (_, scheme?: string) => `${scheme ?? ""}[redacted]@`,
+    );
     throw new ValidationError([
-      { path: field, message: `must be an absolute URL, got ${JSON.stringify(baseURL)}` },
+      { path: field, message: `must be an absolute URL, got ${JSON.stringify(shown)}` },
     ]);
   }
   url.pathname = `${url.pathname.replace(/\/+$/, "")}/${path}`;

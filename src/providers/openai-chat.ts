@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallOptions } from "../core/call-options.ts";
+import type { CallOptions, Timeouts } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import type { Response } from "../core/response.ts";
@@ -118,6 +118,8 @@ export interface OpenAIChatSettings {
   /** Default: the endpoint's (`https://api.openai.com/v1`, `http://localhost:8000/v1` for vLLM, …). */
   baseURL?: string;
   fetch?: typeof fetch;
+  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
+  timeouts?: Timeouts;
   headers?: Record<string, string>;
   /** What the server speaks; default `"openai"`. */
   endpoint?: OpenAIChatEndpoint;
@@ -148,7 +150,17 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
     throw new ValidationError([{ path: "baseURL", message: `required for the ${profile.kind} endpoint` }]);
   }
   if (profile.kind === "openai" && !settings.apiKey) {
-    throw new ValidationError([{ path: "apiKey", message: "required for the hosted OpenAI API" }]);
+    // Only the host is named: a base URL may carry user:password.
+    const host = settings.baseURL === undefined ? undefined : hostOf(settings.baseURL);
+    throw new ValidationError([
+      {
+        path: "apiKey",
+        message:
+          host === undefined || host === "api.openai.com"
+            ? "required for the hosted OpenAI API"
+            : `required with endpoint "openai" (the default); for a server at ${host} that needs no key, set endpoint to "generic", "vllm" or "ollama"`,
+      },
+    ]);
   }
   const model = settings.model;
   const providerName = profile.kind === "openai" ? "openai" : profile.kind;
@@ -185,6 +197,8 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
       headers: target.headers,
       body: JSON.stringify(body),
       signal: options.signal,
+      stream,
+      timeouts: { ...settings.timeouts, ...options.timeouts },
       context: transport,
       mapErrorBody: withRateLimitReset(mapOpenAIError),
     });
@@ -219,4 +233,13 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
       );
     },
   };
+}
+
+/** The host of a URL, or undefined when it is not one (the URL check that follows names that problem). */
+function hostOf(url: string): string | undefined {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 }

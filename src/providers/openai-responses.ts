@@ -4,7 +4,7 @@
  *
  * @module
  */
-import type { CallOptions } from "../core/call-options.ts";
+import type { CallOptions, Timeouts } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import type { Response } from "../core/response.ts";
@@ -41,6 +41,8 @@ export interface OpenAIResponsesSettings {
   baseURL?: string;
   /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
   fetch?: typeof fetch;
+  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
+  timeouts?: Timeouts;
   /** Extra request headers. */
   headers?: Record<string, string>;
   /**
@@ -146,6 +148,8 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
       headers,
       body: JSON.stringify(body),
       signal: options.signal,
+      stream,
+      timeouts: { ...settings.timeouts, ...options.timeouts },
       context: transport,
       mapErrorBody: withRateLimitReset(mapOpenAIError),
     });

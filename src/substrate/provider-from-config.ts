@@ -6,7 +6,7 @@
  * @module
  */
 import * as z from "zod/mini";
-import { type CacheOption, CacheOptionSchema } from "../core/call-options.ts";
+import { type CacheOption, CacheOptionSchema, type Timeouts, TimeoutsSchema } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { PROVIDER_ERROR_KINDS } from "../core/provider-error.ts";
 import { formatPath, ValidationError, type ValidationIssue } from "../core/validation-error.ts";
@@ -55,6 +55,8 @@ export interface ProviderConfig {
   anthropicVersion?: string | undefined;
   betas?: string[] | undefined;
   cache?: CacheOption | undefined;
+  /** Default deadlines of every call (see `CallOptions.timeouts`); any protocol. */
+  timeouts?: Timeouts | undefined;
   /** bedrock: the AWS region (for a registered `bedrock` factory). */
   region?: string | undefined;
   /** Protocol-specific settings passed as they are to a registered factory. */
@@ -161,6 +163,7 @@ const ConfigSchema = z.strictObject({
   anthropicVersion: z.optional(z.string()),
   betas: z.optional(z.array(z.string())),
   cache: z.optional(CacheOptionSchema),
+  timeouts: z.optional(TimeoutsSchema),
   region: z.optional(z.string()),
   settings: z.optional(z.record(z.string(), z.unknown())),
   retry: z.optional(
@@ -222,6 +225,7 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         baseURL: config.baseURL,
         headers: config.headers,
         fetch: context.fetch,
+        timeouts: config.timeouts,
         anthropicVersion: config.anthropicVersion,
         betas: config.betas,
         cache: config.cache,
@@ -237,6 +241,7 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         baseURL: config.baseURL,
         headers: config.headers,
         fetch: context.fetch,
+        timeouts: config.timeouts,
         endpoint: config.endpoint,
         organization: config.organization,
         project: config.project,
@@ -267,6 +272,7 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         endpoint: config.baseURL,
         headers: config.headers,
         fetch: context.fetch,
+        timeouts: config.timeouts,
         logger: context.logger,
         cache: config.cache,
         betas: config.betas,
@@ -293,6 +299,7 @@ const BUILT_IN: Partial<Record<ProtocolName, ProviderFactory>> = {
         baseURL: config.baseURL,
         headers: Object.keys(headers).length > 0 ? headers : undefined,
         fetch: context.fetch,
+        timeouts: config.timeouts,
       }),
     });
   },

@@ -15,10 +15,10 @@
 import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import * as z from "zod/mini";
-import { CallOptionsSchema } from "../core/call-options.ts";
+import { CallOptionsSchema, SessionIdSchema } from "../core/call-options.ts";
 import { MessageSchema } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
-import { ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
+import { ProviderError } from "../core/provider-error.ts";
 import type { Response as ModelResponse } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { ValidationError, validate } from "../core/validation-error.ts";
@@ -27,8 +27,9 @@ import type { CreateProviderOptions } from "../substrate/provider-from-config.ts
 import { type AffinityPool, affinityPool } from "../substrate/session-affinity.ts";
 import { gatewayTokens, isAuthorized } from "./auth.ts";
 import { chatChunksOf, chatCompletionOf, chatRequestToNeutral } from "./chat-completions.ts";
-import { buildRoutes, type Route } from "./config.ts";
+import { buildRoutes, type RouteTable } from "./config.ts";
 import { demoWorkflow } from "./demo.ts";
+import { errorResponse, HTTPConfigError } from "./gateway-error.ts";
 import { SessionObject } from "./session-object.ts";
 import {
   createTaskObject,
@@ -38,7 +39,7 @@ import {
   type TaskState,
   type TaskWorkflow,
 } from "./task-object.ts";
-import { sseFrame, sseResponse } from "./write-sse.ts";
+import { heldSseResponse, sseFrame } from "./write-sse.ts";
 
 /** The bindings and variables the Worker reads. Secrets named by the config are read from here too. */
 export interface WorkerEnv {
@@ -61,6 +62,13 @@ export interface CreateWorkerOptions {
   maxBodyBytes?: number;
   /** Passed to `createProvider` for every route (extra protocol factories, `fetch` for tests, …). */
   providers?: CreateProviderOptions;
+  /**
+   * How long a streaming response waits for the upstream's first event before it starts anyway (default
+   * 1000 ms). Until then a failure is a plain HTTP error (a 429 with `Retry-After`); after, it is the
+   * stream's `event: error` frame, and comments keep the line open — workerd notices a client that left
+   * only once the response has started, and then cancels the upstream call.
+   */
+  streamHoldMs?: number;
   /** Where configuration problems are logged (once per configuration). Default `console.error`. */
   log?: (message: string) => void;
 }
@@ -88,7 +96,7 @@ const NeutralRequestSchema = z.strictObject({
     ),
   ),
   options: z.optional(CallOptionsSchema),
-  sessionId: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  sessionId: z.optional(SessionIdSchema),
 });
 
 const TaskRequestSchema = z.strictObject({
@@ -96,28 +104,6 @@ const TaskRequestSchema = z.strictObject({
   input: z.union([z.string().check(z.minLength(1)), z.array(MessageSchema).check(z.minLength(1))]),
   id: z.optional(z.string().check(z.regex(/^[A-Za-z0-9_-]{1,64}$/))),
 });
-
-/** HTTP status for a provider failure seen by a gateway client. */
-function statusOf(kind: ProviderErrorKind | string): number {
-  switch (kind) {
-    case "bad_request":
-    case "context_length":
-      return 400;
-    case "rate_limit":
-      return 429;
-    case "overloaded":
-      return 503;
-    case "timeout":
-      return 504;
-    case "not_found":
-      return 404;
-    case "aborted":
-      return 499;
-    default:
-      // auth, server, network, truncated, invalid_response: the upstream failed, not the client.
-      return 502;
-  }
-}
 
 /**
  * Builds the gateway: the Hono app (its `fetch` is the Worker's), and the Durable Object classes to export
@@ -137,24 +123,40 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   const log = options.log ?? ((message: string) => console.error(message));
   const cache = new WeakMap<
     object,
-    { routes: Map<string, Route>; pools: Map<string, AffinityPool<number>> } | { error: ValidationError }
+    { table: RouteTable; pools: Map<string, AffinityPool<number>> } | { error: ValidationError }
   >();
   const logged = new Set<string>();
+  /** Each distinct configuration problem is logged once, in one line listing every field to fix. */
+  const logOnce = (message: string) => {
+    if (logged.has(message)) return;
+    logged.add(message);
+    log(message);
+  };
 
-  /** Routes of this environment, built once per env object; a bad config is reported, logged once. */
+  /**
+   * Routes of this environment, built once per env object. A config that cannot be read at all is
+   * reported (and logged once); a route with problems is left out, the others are served.
+   */
   const routesOf = (env: WorkerEnv) => {
     let entry = cache.get(env);
     if (!entry) {
       try {
-        const routes = buildRoutes(options.config ?? env.MODELWIRE_CONFIG, env, options.providers);
-        entry = { routes, pools: new Map() };
+        const table = buildRoutes(options.config ?? env.MODELWIRE_CONFIG, env, options.providers);
+        entry = { table, pools: new Map() };
+        if (table.broken.size > 0) {
+          const problems = [...table.broken.values()]
+            .flat()
+            .map((issue) => `${issue.path}: ${issue.message}`);
+          logOnce(
+            `modelwire: configuration: ${table.broken.size} route(s) not served (${[...table.broken.keys()].join(", ")}): ${problems.join("; ")}`,
+          );
+        }
       } catch (error) {
         if (!ValidationError.is(error)) throw error;
         entry = { error };
-        if (!logged.has(error.message)) {
-          logged.add(error.message);
-          log(`modelwire: invalid configuration: ${error.message}`);
-        }
+        logOnce(
+          `modelwire: invalid configuration: ${error.issues.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+        );
       }
       cache.set(env, entry);
     }
@@ -162,10 +164,19 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     return entry;
   };
 
+  /** Whether clients may see upstream error bodies; false when the config cannot be read. */
+  const exposeUpstreamErrors = (env: WorkerEnv | undefined): boolean => {
+    try {
+      return env ? routesOf(env).table.exposeUpstreamErrors : false;
+    } catch {
+      return false;
+    }
+  };
+
   const runtimeOf = (env: unknown): TaskRuntime => ({
     workflow: (name) => (Object.hasOwn(workflows, name) ? workflows[name] : undefined),
     provider: (alias) => {
-      const route = routesOf(env as WorkerEnv).routes.get(alias);
+      const route = routesOf(env as WorkerEnv).table.routes.get(alias);
       if (!route)
         throw new ProviderError({
           kind: "not_found",
@@ -179,17 +190,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   const app = new Hono<{ Bindings: WorkerEnv }>();
 
-  app.onError((error, c) => {
-    if (error instanceof HTTPConfigError) {
-      return c.json({ error: { kind: "config", message: `server configuration: ${error.message}` } }, 500);
-    }
-    if (ValidationError.is(error)) {
-      return c.json({ error: { kind: "bad_request", message: error.message, issues: error.issues } }, 400);
-    }
-    if (ProviderError.is(error)) return c.json({ error: error.toJSON() }, statusOf(error.kind) as 400);
-    log(`modelwire: unexpected error: ${error instanceof Error ? error.message : String(error)}`);
-    return c.json({ error: { kind: "internal", message: "internal error" } }, 500);
-  });
+  app.onError((error, c) => errorResponse(error, { exposeUpstreamErrors: exposeUpstreamErrors(c.env), log }));
   app.notFound((c) =>
     c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404),
   );
@@ -230,7 +231,10 @@ export function createWorker(options: CreateWorkerOptions = {}) {
       return routesOf(c.env);
     } catch (error) {
       if (ValidationError.is(error)) {
-        throw new HTTPConfigError(error.message);
+        throw new HTTPConfigError(
+          error.issues.map((i) => `${i.path}: ${i.message}`).join("; "),
+          error.issues,
+        );
       }
       throw error;
     }
@@ -247,9 +251,16 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     sessionId: string | undefined,
     attempt: (provider: Provider) => Promise<T>,
   ): Promise<T> => {
-    const table = routeTable(c);
+    const { table } = routeTable(c);
     const route = table.routes.get(alias);
     if (!route) {
+      const problems = table.broken.get(alias);
+      if (problems) {
+        throw new HTTPConfigError(
+          `route "${alias}" is not served: ${problems.map((i) => `${i.path}: ${i.message}`).join("; ")}`,
+          problems,
+        );
+      }
       throw new ValidationError([
         {
           path: "route",
@@ -293,7 +304,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.post("/v1/complete", async (c) => {
     const request = validate(NeutralRequestSchema, await jsonBody(c));
     // A session from the body or the header both pin the member and reach the provider (affinity token).
-    const sessionId = request.sessionId ?? request.options?.sessionId ?? c.req.header("x-session-id");
+    const sessionId = request.sessionId ?? request.options?.sessionId ?? headerSessionId(c);
     const options = { ...request.options, signal: c.req.raw.signal, sessionId };
     const response = await withMember(c, request.route, sessionId, (provider) =>
       provider.complete(request.messages, request.tools, options),
@@ -304,27 +315,29 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.post("/v1/stream", async (c) => {
     const request = validate(NeutralRequestSchema, await jsonBody(c));
     const abort = linkedAbort(c.req.raw.signal);
-    const sessionId = request.sessionId ?? request.options?.sessionId ?? c.req.header("x-session-id");
-    const options = { ...request.options, signal: abort.signal, sessionId };
-    const events = await openStream(c, request.route, sessionId, (provider) =>
-      provider.stream(request.messages, request.tools, options),
-    );
-    return sseResponse(
-      (async function* () {
-        for await (const event of events) {
-          yield { data: event, event: event.type };
-          if (event.type === "done") return;
-        }
-        // A provider stream that stops without `done` must not end the SSE cleanly, as if it had succeeded.
-        throw new ProviderError({
-          kind: "truncated",
-          message: "stream ended without its final event",
-          provider: "modelwire",
-          model: request.route,
-        });
-      })(),
-      { abort, context: { provider: "modelwire", model: request.route } },
-    );
+    const sessionId = request.sessionId ?? request.options?.sessionId ?? headerSessionId(c);
+    const callOptions = { ...request.options, signal: abort.signal, sessionId };
+    const frames = openStream(c, request.route, sessionId, (provider) =>
+      provider.stream(request.messages, request.tools, callOptions),
+    ).then(async function* (events) {
+      for await (const event of events) {
+        yield { data: event, event: event.type };
+        if (event.type === "done") return;
+      }
+      // A provider stream that stops without `done` must not end the SSE cleanly, as if it had succeeded.
+      throw new ProviderError({
+        kind: "truncated",
+        message: "stream ended without its final event",
+        provider: "modelwire",
+        model: request.route,
+      });
+    });
+    return heldSseResponse(frames, {
+      abort,
+      context: { provider: "modelwire", model: request.route },
+      expose: exposeUpstreamErrors(c.env),
+      holdMs: options.streamHoldMs,
+    });
   });
 
   /**
@@ -353,7 +366,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   app.post("/v1/chat/completions", async (c) => {
     const call = chatRequestToNeutral(await jsonBody(c));
-    const sessionId = call.sessionId ?? c.req.header("x-session-id");
+    const sessionId = call.sessionId ?? headerSessionId(c);
     const id = `chatcmpl-${crypto.randomUUID().replaceAll("-", "")}`;
     const created = Math.floor(Date.now() / 1000);
     if (!call.stream) {
@@ -367,17 +380,20 @@ export function createWorker(options: CreateWorkerOptions = {}) {
       return c.json(chatCompletionOf(response, call.route, id, created));
     }
     const abort = linkedAbort(c.req.raw.signal);
-    const events = await openStream(c, call.route, sessionId, (provider) =>
+    const frames = openStream(c, call.route, sessionId, (provider) =>
       provider.stream(call.messages, call.tools, { ...call.options, signal: abort.signal, sessionId }),
-    );
-    return sseResponse(chatChunksOf(events, call.route, id, created, call.includeUsage), {
+    ).then((events) => chatChunksOf(events, call.route, id, created, call.includeUsage));
+    return heldSseResponse(frames, {
       abort,
       context: { provider: "modelwire", model: call.route },
+      expose: exposeUpstreamErrors(c.env),
+      holdMs: options.streamHoldMs,
     });
   });
 
   app.get("/v1/models", (c) => {
-    const table = routeTable(c);
+    // Only the routes that are served: a route with a configuration problem is not a model to call.
+    const { table } = routeTable(c);
     return c.json({
       object: "list",
       data: [...table.routes.keys()].map((alias) => ({
@@ -395,12 +411,22 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     return sessions.get(sessions.idFromName(id));
   };
 
-  app.get("/v1/sessions/:id", async (c) =>
-    c.json({ id: c.req.param("id"), pins: await sessionStub(c, c.req.param("id")).pins() }),
-  );
-  app.delete("/v1/sessions/:id", async (c) =>
-    c.json({ id: c.req.param("id"), cleared: await sessionStub(c, c.req.param("id")).clear() }),
-  );
+  // A session exists once a pool route has pinned it; reading or clearing one that does not is a 404 and
+  // writes nothing.
+  app.get("/v1/sessions/:id", async (c) => {
+    const id = validate(SessionIdSchema, c.req.param("id"), "id");
+    const pins = await sessionStub(c, id).pins();
+    if (pins === undefined)
+      return c.json({ error: { kind: "not_found", message: `no session "${id}"` } }, 404);
+    return c.json({ id, pins });
+  });
+  app.delete("/v1/sessions/:id", async (c) => {
+    const id = validate(SessionIdSchema, c.req.param("id"), "id");
+    const cleared = await sessionStub(c, id).clear();
+    if (cleared === undefined)
+      return c.json({ error: { kind: "not_found", message: `no session "${id}"` } }, 404);
+    return c.json({ id, cleared });
+  });
 
   const taskStub = (c: Context<{ Bindings: WorkerEnv }>, id: string): TaskStub => {
     const tasks = c.env?.TASKS;
@@ -432,37 +458,67 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.post("/v1/tasks/:id/resume", async (c) => taskReply(c, await taskStub(c, c.req.param("id")).resume()));
   app.post("/v1/tasks/:id/abort", async (c) => taskReply(c, await taskStub(c, c.req.param("id")).abort()));
 
+  /**
+   * The task's progress as SSE, from after `Last-Event-ID` (or `?after=`), live until the task is final.
+   * `?poll=` is how often an idle task is asked again, in ms (20–5000, default 250); an idle stream backs
+   * off up to 5 s and sends a comment every 15 s. It stops as soon as the client is gone (the request's
+   * signal) and after {@link EVENT_STREAM_MAX_MS} at most: the client reconnects with `Last-Event-ID`.
+   */
   app.get("/v1/tasks/:id/events", async (c) => {
+    const after0 = integerParam(
+      c.req.header("last-event-id") ?? c.req.query("after"),
+      "last-event-id",
+      0,
+      Number.MAX_SAFE_INTEGER,
+      0,
+    );
+    const poll = integerParam(c.req.query("poll"), "poll", 20, 5000, 250);
     const stub = taskStub(c, c.req.param("id"));
-    const first = await stub.events(Number(c.req.header("last-event-id") ?? c.req.query("after") ?? 0) || 0);
+    const first = await stub.events(after0);
     if (!first.ok) return taskReply(c, first);
-    let after = Number(c.req.header("last-event-id") ?? c.req.query("after") ?? 0) || 0;
-    const poll = Number(c.req.query("poll") ?? 250);
-    let closed = false;
+    const stop = linkedAbort(c.req.raw.signal);
+    const started = Date.now();
+    let after = after0;
+    let page: TaskResult<{ events: TaskEvent[]; final: boolean }> | undefined = first;
+    let idle = poll;
+    let quietSince = Date.now();
     const body = new ReadableStream<Uint8Array>({
       async pull(controller) {
-        while (!closed) {
-          const page = await stub.events(after);
-          if (!page.ok) {
-            controller.enqueue(sseFrame(page.error, "error"));
+        while (!stop.signal.aborted) {
+          page ??= await stub.events(after);
+          const current = page;
+          page = undefined;
+          if (!current.ok) {
+            controller.enqueue(sseFrame(current.error, "error"));
             controller.close();
             return;
           }
-          for (const event of page.value.events) {
+          for (const event of current.value.events) {
             controller.enqueue(sseFrame(event.data, event.type, event.id));
             after = event.id;
           }
-          if (page.value.events.length > 0) return;
-          if (page.value.final) {
+          if (current.value.events.length > 0) {
+            idle = poll;
+            quietSince = Date.now();
+            return;
+          }
+          if (current.value.final || Date.now() - started > EVENT_STREAM_MAX_MS) {
             controller.close();
             return;
           }
-          await new Promise((resolve) => setTimeout(resolve, Math.max(20, Math.min(poll, 5000))));
+          if (Date.now() - quietSince >= KEEPALIVE_MS) {
+            quietSince = Date.now();
+            controller.enqueue(KEEPALIVE);
+            return;
+          }
+          await sleep(idle, stop.signal);
+          idle = Math.min(idle * 2, 5000);
         }
+        controller.close();
       },
-      cancel() {
-        // The client went away: stop polling the task object.
-        closed = true;
+      cancel(reason) {
+        // The client went away: stop asking the task object.
+        stop.abort(reason);
       },
     });
     return new Response(body, {
@@ -474,10 +530,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   return { app, fetch: app.fetch, SessionObject, TaskObject };
 }
 
-/** A configuration problem: the operator's, reported as a 500 that names the field. */
-export class HTTPConfigError extends Error {
-  override readonly name = "HTTPConfigError";
-}
+export { HTTPConfigError };
 
 /**
  * An abort controller for the upstream call that also fires when the client goes away (the request's
@@ -490,11 +543,88 @@ function linkedAbort(signal: AbortSignal | undefined): AbortController {
   return controller;
 }
 
+/** Longest life of one task event stream; the client reconnects with `Last-Event-ID`. */
+const EVENT_STREAM_MAX_MS = 15 * 60_000;
+/** How long an idle event stream waits before a keep-alive comment. */
+const KEEPALIVE_MS = 15_000;
+const KEEPALIVE = new TextEncoder().encode(": keep-alive\n\n");
+
+/** Deepest nesting of arrays and objects accepted in a request body (tool arguments included). */
+export const MAX_JSON_DEPTH = 64;
+
+/** The request body as JSON: a 400 naming `body` when it is not JSON or is nested deeper than {@link MAX_JSON_DEPTH}. */
 async function jsonBody(c: Context): Promise<unknown> {
   const text = await c.req.text();
+  let value: unknown;
   try {
-    return JSON.parse(text);
+    value = JSON.parse(text);
   } catch {
     throw new ValidationError([{ path: "body", message: "not JSON" }]);
   }
+  const deep = tooDeep(value, MAX_JSON_DEPTH);
+  if (deep !== undefined) {
+    throw new ValidationError([
+      { path: deep || "body", message: `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects` },
+    ]);
+  }
+  return value;
+}
+
+/**
+ * The path of the first value nested deeper than `limit`, or undefined. Iterative: a hostile body must not
+ * overflow the stack of the check meant to stop it.
+ */
+function tooDeep(value: unknown, limit: number): string | undefined {
+  const stack: { value: unknown; depth: number; path: string }[] = [{ value, depth: 0, path: "" }];
+  while (stack.length > 0) {
+    const item = stack.pop()!;
+    if (typeof item.value !== "object" || item.value === null) continue;
+    if (item.depth >= limit) return item.path;
+    if (Array.isArray(item.value)) {
+      item.value.forEach((child, index) => {
+        stack.push({ value: child, depth: item.depth + 1, path: `${item.path}[${index}]` });
+      });
+    } else {
+      for (const [key, child] of Object.entries(item.value)) {
+        stack.push({ value: child, depth: item.depth + 1, path: item.path ? `${item.path}.${key}` : key });
+      }
+    }
+  }
+  return undefined;
+}
+
+/** The `x-session-id` header, validated like a body's `sessionId` (a 400 naming the header otherwise). */
+function headerSessionId(c: Context): string | undefined {
+  const value = c.req.header("x-session-id");
+  return value === undefined ? undefined : validate(SessionIdSchema, value, "x-session-id");
+}
+
+/** A non-negative integer from a query parameter or header, or a 400 naming it. */
+function integerParam(
+  value: string | undefined,
+  name: string,
+  min: number,
+  max: number,
+  fallback: number,
+): number {
+  if (value === undefined || value === "") return fallback;
+  const number = /^\d{1,16}$/.test(value.trim()) ? Number(value.trim()) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw new ValidationError([{ path: name, message: `must be an integer from ${min} to ${max}` }]);
+  }
+  return number;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", done);
+      resolve();
+    }
+    signal.addEventListener("abort", done, { once: true });
+  });
 }

@@ -6,7 +6,15 @@
  * @module
  */
 import * as z from "zod/mini";
-import type { CallOptions, Thinking, ToolChoice } from "../core/call-options.ts";
+import {
+  type CallOptions,
+  MaxTokensSchema,
+  SessionIdSchema,
+  StopSequenceSchema,
+  StopSequencesSchema,
+  type Thinking,
+  type ToolChoice,
+} from "../core/call-options.ts";
 import { parseToolArguments } from "../core/collect-stream.ts";
 import type { MessageInput, ToolCallInput } from "../core/message.ts";
 import { ProviderError } from "../core/provider-error.ts";
@@ -60,16 +68,16 @@ export const ChatCompletionsRequestSchema = z.looseObject({
   ),
   stream: z.optional(z.nullable(z.boolean())),
   stream_options: z.optional(z.nullable(z.looseObject({ include_usage: z.optional(z.boolean()) }))),
-  max_tokens: z.optional(z.nullable(z.number().check(z.int(), z.positive()))),
-  max_completion_tokens: z.optional(z.nullable(z.number().check(z.int(), z.positive()))),
+  max_tokens: z.optional(z.nullable(MaxTokensSchema)),
+  max_completion_tokens: z.optional(z.nullable(MaxTokensSchema)),
   temperature: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(2)))),
   top_p: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(1)))),
-  stop: z.optional(z.nullable(z.union([z.string(), z.array(z.string())]))),
+  stop: z.optional(z.nullable(z.union([StopSequenceSchema, StopSequencesSchema]))),
   parallel_tool_calls: z.optional(z.nullable(z.boolean())),
   reasoning_effort: z.optional(z.nullable(z.enum(["minimal", "low", "medium", "high"]))),
   user: z.optional(z.string()),
   /** modelwire extension: the session for affinity (the `x-session-id` header does the same). */
-  session_id: z.optional(z.string().check(z.minLength(1), z.maxLength(256))),
+  session_id: z.optional(SessionIdSchema),
 });
 export type ChatCompletionsRequest = z.output<typeof ChatCompletionsRequestSchema>;
 

@@ -8,7 +8,7 @@
  */
 import * as z from "zod/mini";
 import type { Provider } from "../core/provider.ts";
-import { formatPath, ValidationError } from "../core/validation-error.ts";
+import { issuesOf, ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
 import { type CreateProviderOptions, createProvider } from "../substrate/provider-from-config.ts";
 import { demoProvider } from "./demo.ts";
 
@@ -19,6 +19,13 @@ export interface Route {
   /** Relative weights of the members (pool routes), for the first pin of a session. */
   weights: number[];
 }
+
+/** The key-less demo provider, as a route or as a pool member (a pool to try session affinity on). */
+const DemoSchema = z.strictObject({
+  demo: z.literal(true),
+  delayMs: z.optional(z.number().check(z.int(), z.nonnegative(), z.maximum(60_000))),
+  weight: z.optional(z.number().check(z.positive())),
+});
 
 const MemberSchema = z.looseObject({
   apiKeySecret: z.optional(z.string().check(z.minLength(1))),
@@ -33,31 +40,39 @@ const MemberSchema = z.looseObject({
   weight: z.optional(z.number().check(z.positive())),
 });
 
-const RouteSchema = z.union([
-  z.strictObject({
-    demo: z.literal(true),
-    delayMs: z.optional(z.number().check(z.int(), z.nonnegative(), z.maximum(60_000))),
-  }),
-  z.strictObject({ pool: z.array(MemberSchema).check(z.minLength(1)) }),
-  MemberSchema,
-]);
+const ROUTE_NAME = /^[A-Za-z0-9._:/-]{1,128}$/;
 
-/** `MODELWIRE_CONFIG`, as JSON. */
+/** `MODELWIRE_CONFIG`, as JSON: routes are checked one by one (see {@link buildRoutes}), the rest here. */
 export const WorkerConfigSchema = z.strictObject({
-  routes: z.record(z.string().check(z.regex(/^[A-Za-z0-9._:/-]{1,128}$/)), RouteSchema),
+  routes: z.record(z.string(), z.unknown()),
+  /**
+   * Whether gateway clients see the upstream's raw error body (`upstreamBody`) in error responses. Off by
+   * default: an upstream's body may quote the request, or hold details meant for the operator.
+   */
+  exposeUpstreamErrors: z.optional(z.boolean()),
 });
 export type WorkerConfig = z.output<typeof WorkerConfigSchema>;
 
+/** What {@link buildRoutes} made of a config: the routes that work, and every problem of those that do not. */
+export interface RouteTable {
+  routes: Map<string, Route>;
+  /** Problems by route name: those routes are not served. */
+  broken: Map<string, ValidationIssue[]>;
+  exposeUpstreamErrors: boolean;
+}
+
 /**
  * Parses `MODELWIRE_CONFIG` (text or an already-parsed object) and builds every route, reading member keys
- * from `env` by secret name. Throws a `ValidationError` naming the field (`routes.claude.model: …`); a
- * missing secret is named too — its value never is.
+ * from `env` by secret name. A config that is not JSON, or not `{ routes: {...} }`, throws a
+ * `ValidationError` naming the field. Otherwise each route is built on its own: a route with a problem (a
+ * bad field, a missing secret — named, its value never is) is left out and its problems listed in
+ * `broken`, and every other route is served.
  */
 export function buildRoutes(
   raw: unknown,
   env: Record<string, unknown>,
   options: CreateProviderOptions = {},
-): Map<string, Route> {
+): RouteTable {
   let value: unknown = raw;
   if (typeof raw === "string") {
     try {
@@ -71,38 +86,73 @@ export function buildRoutes(
   if (value === undefined) value = { routes: {} };
   const parsed = z.safeParse(WorkerConfigSchema, value);
   if (!parsed.success) {
-    throw new ValidationError(
-      parsed.error.issues.map((issue) => ({ path: formatPath(issue.path), message: issue.message })),
-    );
+    throw new ValidationError(issuesOf(parsed.error.issues));
   }
   const routes = new Map<string, Route>();
+  const broken = new Map<string, ValidationIssue[]>();
   for (const [alias, config] of Object.entries(parsed.data.routes)) {
     const at = `routes.${alias}`;
-    if ("demo" in config && config.demo === true) {
-      const delayMs = "delayMs" in config && typeof config.delayMs === "number" ? config.delayMs : undefined;
-      routes.set(alias, {
-        alias,
-        members: [demoProvider(delayMs === undefined ? {} : { delayMs })],
-        weights: [1],
-      });
-      continue;
+    try {
+      if (!ROUTE_NAME.test(alias)) {
+        throw new ValidationError([
+          { path: at, message: "a route name is 1 to 128 of the characters A-Z a-z 0-9 . _ : / -" },
+        ]);
+      }
+      routes.set(alias, buildRoute(alias, config, at, env, options));
+    } catch (error) {
+      if (!ValidationError.is(error)) throw error;
+      broken.set(alias, [...error.issues]);
     }
-    const members = "pool" in config && Array.isArray(config.pool) ? config.pool : [config];
-    const built = members.map((member, index) =>
-      buildMember(
-        member as Record<string, unknown>,
-        members.length > 1 || "pool" in config ? `${at}.pool[${index}]` : at,
-        env,
-        options,
-      ),
-    );
-    routes.set(alias, {
-      alias,
-      members: built,
-      weights: members.map((member) => (typeof member.weight === "number" ? member.weight : 1)),
-    });
   }
-  return routes;
+  return { routes, broken, exposeUpstreamErrors: parsed.data.exposeUpstreamErrors ?? false };
+}
+
+function buildRoute(
+  alias: string,
+  config: unknown,
+  at: string,
+  env: Record<string, unknown>,
+  options: CreateProviderOptions,
+): Route {
+  if (typeof config !== "object" || config === null || Array.isArray(config)) {
+    throw new ValidationError([
+      { path: at, message: "must be an object: a provider config, a pool or a demo route" },
+    ]);
+  }
+  const record = config as Record<string, unknown>;
+  if ("demo" in record) {
+    return { alias, members: [demoMember(record, at)], weights: [1] };
+  }
+  if ("pool" in record) {
+    const pool = validate(
+      z.strictObject({ pool: z.array(z.unknown()).check(z.minLength(1)) }),
+      record,
+      at,
+    ).pool;
+    const issues: ValidationIssue[] = [];
+    const members: Provider[] = [];
+    const weights: number[] = [];
+    pool.forEach((member, index) => {
+      const path = `${at}.pool[${index}]`;
+      try {
+        const item = validate(z.union([DemoSchema, MemberSchema]), member, path) as Record<string, unknown>;
+        members.push("demo" in item ? demoMember(item, path) : buildMember(item, path, env, options));
+        weights.push(typeof item.weight === "number" ? item.weight : 1);
+      } catch (error) {
+        if (!ValidationError.is(error)) throw error;
+        issues.push(...error.issues);
+      }
+    });
+    if (issues.length > 0) throw new ValidationError(issues);
+    return { alias, members, weights };
+  }
+  const member = validate(MemberSchema, record, at) as Record<string, unknown>;
+  return { alias, members: [buildMember(member, at, env, options)], weights: [1] };
+}
+
+function demoMember(config: Record<string, unknown>, path: string): Provider {
+  const demo = validate(DemoSchema, config, path);
+  return demoProvider(demo.delayMs === undefined ? {} : { delayMs: demo.delayMs });
 }
 
 function buildMember(
@@ -115,13 +165,26 @@ function buildMember(
   try {
     return createProvider(config, options);
   } catch (error) {
-    if (ValidationError.is(error)) {
-      throw new ValidationError(
-        error.issues.map((issue) => ({ path: `${path}.${issue.path}`, message: issue.message })),
-      );
-    }
+    if (ValidationError.is(error))
+      throw new ValidationError(error.issues.map((issue) => inConfig(issue, path)));
     throw error;
   }
+}
+
+/**
+ * A `createProvider` issue, as the operator of the Worker config must fix it: under the route's path, and a
+ * missing `apiKey` (which never goes in the config) as the `apiKeySecret` that names the secret holding it.
+ */
+function inConfig(issue: ValidationIssue, path: string): ValidationIssue {
+  const field =
+    /(?:^|\.)apiKey$/.test(issue.path) && issue.message.startsWith("required")
+      ? issue.path.replace(/apiKey$/, "apiKeySecret")
+      : issue.path;
+  const message =
+    field === issue.path
+      ? issue.message
+      : `${issue.message}; in MODELWIRE_CONFIG, name the Worker secret that holds the key (apiKeySecret)`;
+  return { path: field ? `${path}.${field}` : path, message };
 }
 
 /** Replaces `apiKeySecret` (here and in nested fallback entries) with the secret's value; drops `weight`. */

@@ -24,16 +24,12 @@ const SCHEMA_VERSION = 1;
 
 /** Durable Object: per-session affinity pins. RPC methods return plain data. */
 export class SessionObject extends DurableObject {
-  constructor(ctx: DurableObjectState, env: unknown) {
-    super(ctx, env as never);
-    ctx.blockConcurrencyWhile(async () => {
-      ensureSchema(ctx.storage.sql);
-    });
-  }
+  /** The tables are made by the first write: a read of a session that was never pinned stores nothing. */
+  private ready = false;
 
   /** The member id this session is pinned to on `route`, if any. */
   get(route: string): string | undefined {
-    return this.read(route)?.member;
+    return this.exists() ? this.read(route)?.member : undefined;
   }
 
   /**
@@ -41,6 +37,10 @@ export class SessionObject extends DurableObject {
    * pin only when its member failed).
    */
   set(route: string, member: string): SessionPin {
+    if (!this.ready) {
+      ensureSchema(this.ctx.storage.sql);
+      this.ready = true;
+    }
     const existing = this.read(route);
     const now = Date.now();
     const moved = existing !== undefined && existing.member !== member;
@@ -55,8 +55,9 @@ export class SessionObject extends DurableObject {
     return this.read(route)!;
   }
 
-  /** Every pin of the session. */
-  pins(): SessionPin[] {
+  /** Every pin of the session; undefined when the session was never pinned. */
+  pins(): SessionPin[] | undefined {
+    if (!this.exists()) return undefined;
     return this.ctx.storage.sql
       .exec<{ route: string; member: string; failovers: number; pinned_at: number; updated_at: number }>(
         "SELECT route, member, failovers, pinned_at, updated_at FROM pins ORDER BY route",
@@ -65,11 +66,23 @@ export class SessionObject extends DurableObject {
       .map(rowToPin);
   }
 
-  /** Forgets the session: every pin. Returns how many there were. */
-  clear(): number {
-    const count = this.pins().length;
-    this.ctx.storage.sql.exec("DELETE FROM pins");
-    return count;
+  /** Forgets the session: every pin, and its storage. How many pins there were; undefined when none ever. */
+  async clear(): Promise<number | undefined> {
+    const pins = this.pins();
+    if (pins === undefined) return undefined;
+    await this.ctx.storage.deleteAll();
+    this.ready = false;
+    return pins.length;
+  }
+
+  /** Whether this session has tables (was ever pinned), asked without creating anything. */
+  private exists(): boolean {
+    if (this.ready) return true;
+    this.ready =
+      this.ctx.storage.sql
+        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'pins'")
+        .toArray().length > 0;
+    return this.ready;
   }
 
   private read(route: string): SessionPin | undefined {

@@ -4,15 +4,23 @@
  * and abort at any time — serialised by the object, effective at the next boundary. A restarted object
  * loses nothing: state lives in SQLite and the pending alarm runs the next step.
  *
+ * A step is one unit, run at most once: one model call and its tool batch. Its result (the
+ * new messages, usage, the `step` event) is written in one transaction after it ends, and only if the task
+ * is still live: an abort that arrives during a step cancels the call and keeps nothing of it; a pause
+ * that arrives during a step keeps what the step did (it is never run again) and stops before the next
+ * one — unless the step finished the task, which then is done. A read of a task that does not exist is a
+ * 404 and stores nothing.
+ *
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
-import { type AgentTool, runAgent } from "../agent/run-agent.ts";
+import { type AgentTool, runAgent, unansweredCalls } from "../agent/run-agent.ts";
 import type { CallOptions } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { addUsage, type Usage } from "../core/usage.ts";
+import { clientErrorJSON } from "./gateway-error.ts";
 
 /** What a task runs: a route, a system prompt, tools and limits. */
 export interface TaskWorkflow {
@@ -77,11 +85,14 @@ export abstract class TaskObjectBase extends DurableObject {
   /** The workflows and routes this object runs with. */
   protected abstract runtime(): TaskRuntime;
 
+  /** Whether the tables exist (made by `start`, the only write that creates a task). */
+  private ready = false;
+  /** The step in flight, so an abort can cancel its model call or tools. */
+  private inFlight: AbortController | undefined;
+
+  /** `env` is widened so a Worker can bind the object to any runtime (see `createTaskObject`). */
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
-    ctx.blockConcurrencyWhile(async () => {
-      ensureSchema(ctx.storage.sql);
-    });
   }
 
   /** Creates the task and schedules its first step. */
@@ -93,6 +104,8 @@ export abstract class TaskObjectBase extends DurableObject {
     if (this.load()) return failure(409, "conflict", `task ${input.id} already exists`);
     const workflow = this.runtime().workflow(input.workflow);
     if (!workflow) return failure(404, "not_found", `no workflow named "${input.workflow}"`);
+    ensureSchema(this.ctx.storage.sql);
+    this.ready = true;
     const history: MessageInput[] = [];
     if (workflow.system) history.push({ role: "system", content: workflow.system });
     if (typeof input.input === "string") history.push({ role: "user", content: input.input });
@@ -145,15 +158,20 @@ export abstract class TaskObjectBase extends DurableObject {
     return result;
   }
 
-  /** Ends the task for good. */
+  /** Ends the task for good; a step in flight is cancelled and leaves nothing behind. */
   abort(): TaskResult<TaskState> {
-    return this.transition(["running", "paused"], "aborted");
+    const result = this.transition(["running", "paused"], "aborted");
+    if (result.ok) this.inFlight?.abort(new DOMException("task aborted", "AbortError"));
+    return result;
   }
 
-  /** Runs one step: the pending tool batch and one model call. Reschedules itself while running. */
+  /**
+   * Runs one step — a pending tool batch, one model call and the tool batch it asks for — and commits it
+   * in one transaction. Reschedules itself while the task is running.
+   */
   override async alarm(): Promise<void> {
     const state = this.load();
-    if (!state || state.status !== "running") return;
+    if (state?.status !== "running") return;
     const runtime = this.runtime();
     const workflow = runtime.workflow(state.workflow);
     if (!workflow) {
@@ -164,6 +182,10 @@ export abstract class TaskObjectBase extends DurableObject {
       return;
     }
     const maxSteps = workflow.maxSteps ?? 16;
+    // Events of the step are written with it, or not at all.
+    const events: { type: string; data: unknown }[] = [];
+    const controller = new AbortController();
+    this.inFlight = controller;
     let result: Awaited<ReturnType<typeof runAgent>>;
     try {
       result = await runAgent({
@@ -171,25 +193,30 @@ export abstract class TaskObjectBase extends DurableObject {
         tools: workflow.tools ?? [],
         messages: state.history,
         maxSteps: Math.min(1, Math.max(0, maxSteps - state.steps)),
+        signal: controller.signal,
         // Read at every boundary: a pause or abort that arrived while a model call was in flight counts.
         pause: () => this.status(),
         callOptions: workflow.callOptions,
         onEvent: (event) => {
           if (event.type === "model-response") {
-            this.event("step", {
-              step: state.steps + event.step,
-              text: event.response.message.content,
-              toolCalls: event.response.message.toolCalls,
-              stopReason: event.response.stopReason,
+            events.push({
+              type: "step",
+              data: {
+                step: state.steps + event.step,
+                text: event.response.message.content,
+                toolCalls: event.response.message.toolCalls,
+                stopReason: event.response.stopReason,
+              },
             });
           } else if (event.type === "tool-results") {
-            this.event("tool-results", { results: event.results });
+            events.push({ type: "tool-results", data: { results: event.results } });
           }
         },
       });
     } catch (error) {
+      if (this.status() !== "running") return;
       const failed = ProviderError.is(error)
-        ? error.toJSON()
+        ? clientErrorJSON(error)
         : { kind: "internal", message: error instanceof Error ? error.message : String(error) };
       // A retryable failure is tried again later, with growing waits and a limit; the history is untouched,
       // so nothing is lost.
@@ -207,29 +234,40 @@ export abstract class TaskObjectBase extends DurableObject {
       }
       this.finish("failed", failed);
       return;
+    } finally {
+      if (this.inFlight === controller) this.inFlight = undefined;
     }
-    const now = Date.now();
+    // What the task is now: a pause or abort may have arrived during the step.
+    const current = this.status() ?? state.status;
+    // Aborted (or otherwise ended) while the step ran: nothing of it is kept.
+    if (FINAL.has(current) || result.status === "aborted") return;
     const steps = state.steps + result.steps;
     const usage = addUsage(state.usage, result.usage);
-    let status: TaskStatus = this.status() ?? state.status;
-    if (status === "running") {
-      if (result.status === "done") status = "done";
-      else if (result.status === "aborted") status = "aborted";
-      else if (result.status === "max-steps" && steps >= maxSteps) status = "max-steps";
-    }
-    // One transaction per step: the new messages (the loop only appends), the counters and the status land
-    // together or not at all, so a failed write never leaves half a step to be run again on top.
+    // The step's own outcome; a task it finished is done even if a pause arrived meanwhile (there is no
+    // boundary left to pause at, and resuming must not run the finished step again).
+    let status: TaskStatus = current;
+    if (result.status === "done") status = "done";
+    else if (
+      result.status === "max-steps" &&
+      steps >= maxSteps &&
+      unansweredCalls(result.messages).length === 0
+    )
+      status = "max-steps";
+    // One transaction per step: the new messages (the loop only appends), its events, the counters and the
+    // status land together or not at all, so a failed write never leaves half a step to be run again.
     this.ctx.storage.transactionSync(() => {
       this.append(result.messages.slice(state.history.length));
+      for (const event of events) this.event(event.type, event.data);
       this.ctx.storage.sql.exec(
         "UPDATE task SET steps = ?, usage = ?, status = ?, retries = 0, updated_at = ? WHERE id = ?",
         steps,
         JSON.stringify(usage),
         status,
-        now,
+        Date.now(),
         state.id,
       );
-      if (status !== "running") this.event("status", { status, usage, steps });
+      // A status a transition set was logged by it; only a change this step made is logged here.
+      if (status !== current) this.event("status", { status, usage, steps });
     });
     if (status === "running") await this.ctx.storage.setAlarm(Date.now());
   }
@@ -321,11 +359,23 @@ export abstract class TaskObjectBase extends DurableObject {
 
   /** Only the status: read at every loop boundary, so it must not load the history. */
   private status(): TaskStatus | undefined {
+    if (!this.exists()) return undefined;
     const row = this.ctx.storage.sql.exec<Row>("SELECT status FROM task LIMIT 1").toArray()[0];
     return row ? (String(row.status) as TaskStatus) : undefined;
   }
 
+  /** Whether this task was ever created, asked without creating anything. */
+  private exists(): boolean {
+    if (this.ready) return true;
+    this.ready =
+      this.ctx.storage.sql
+        .exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'task'")
+        .toArray().length > 0;
+    return this.ready;
+  }
+
   private load(): TaskState | undefined {
+    if (!this.exists()) return undefined;
     const row = this.ctx.storage.sql.exec<Row>("SELECT * FROM task LIMIT 1").toArray()[0];
     if (!row) return undefined;
     return {

@@ -1,12 +1,13 @@
 /**
  * Server-sent events out of the Worker: a neutral `StreamEvent` stream, or any other sequence of JSON
- * frames, as an SSE body. A failure mid-stream ends the body with an `event: error` frame carrying
- * `ProviderError.toJSON()` — never a clean end that looks like success.
+ * frames, as an SSE body. A failure mid-stream ends the body with an `event: error` frame carrying the
+ * error's JSON (see `clientErrorJSON`) — never a clean end that looks like success.
  *
  * @module
  */
 import { ProviderError } from "../core/provider-error.ts";
 import { toProviderError } from "../providers/http.ts";
+import { clientErrorJSON } from "./gateway-error.ts";
 
 const encoder = new TextEncoder();
 
@@ -21,8 +22,16 @@ export function sseFrame(data: unknown, event?: string, id?: string | number): U
   return encoder.encode(`${text}\n`);
 }
 
+/** One SSE frame to send: an event (`data`, with `event` and `id`), or a comment that keeps the line open. */
+export type Frame = { data: unknown; event?: string; id?: string | number } | { comment: string };
+
 /** What a streamed route produces: frames to send, in order; throwing ends the stream with an error frame. */
-export type FrameSource = AsyncIterable<{ data: unknown; event?: string; id?: string | number }>;
+export type FrameSource = AsyncIterable<Frame>;
+
+/** An SSE comment line (`: text`), which clients ignore. */
+function commentFrame(text: string): Uint8Array {
+  return encoder.encode(`: ${text.replace(/[\r\n]+/g, " ")}\n\n`);
+}
 
 /**
  * An SSE `Response` from frames. `abort` is called when the client disconnects (the body is cancelled), so
@@ -34,6 +43,8 @@ export function sseResponse(
     abort?: AbortController;
     context: { provider: string; model: string };
     headers?: Record<string, string>;
+    /** Whether the error frame may carry the upstream's raw body (see `clientErrorJSON`). */
+    expose?: boolean;
   },
 ): Response {
   const iterator = frames[Symbol.asyncIterator]();
@@ -48,13 +59,15 @@ export function sseResponse(
           controller.close();
           return;
         }
-        controller.enqueue(sseFrame(value.data, value.event, value.id));
+        controller.enqueue(
+          "comment" in value ? commentFrame(value.comment) : sseFrame(value.data, value.event, value.id),
+        );
       } catch (error) {
         finished = true;
         const failure = ProviderError.is(error)
           ? error
           : toProviderError(error, options.context, options.abort?.signal);
-        controller.enqueue(sseFrame(failure.toJSON(), "error"));
+        controller.enqueue(sseFrame(clientErrorJSON(failure, options.expose), "error"));
         controller.close();
       }
     },
@@ -71,4 +84,62 @@ export function sseResponse(
       ...options.headers,
     },
   });
+}
+
+/** Options of {@link heldSseResponse}. */
+export interface HeldSseOptions {
+  abort?: AbortController;
+  context: { provider: string; model: string };
+  expose?: boolean;
+  /** How long to wait for the stream to open before answering anyway (default 1000 ms). */
+  holdMs?: number;
+  /** Between two comments while still waiting, once answered (default 15 s). */
+  keepAliveMs?: number;
+}
+
+/**
+ * The SSE response of a stream that is still opening (`pending`: its first event awaited, a pool's
+ * failover inside). Opened within `holdMs`, it is answered as {@link sseResponse}; failed within `holdMs`,
+ * the error is thrown, so the route answers it with its HTTP status (a 429 with `Retry-After`, say).
+ *
+ * Past `holdMs` the response starts anyway, with a comment, and keeps the line open with a comment every
+ * `keepAliveMs` until the stream opens: workerd notices a client that went away (the request's signal)
+ * only once a response has started, and a call nobody waits for must not run on to the end. A failure
+ * after that point is the stream's final `event: error` frame.
+ */
+export async function heldSseResponse(
+  pending: Promise<FrameSource>,
+  options: HeldSseOptions,
+): Promise<Response> {
+  const settled = pending.then(
+    (frames) => ({ frames }),
+    (error: unknown) => ({ error }),
+  );
+  const early = await Promise.race([settled, delay(options.holdMs ?? 1000)]);
+  if (early !== undefined) {
+    if ("error" in early) throw early.error;
+    return sseResponse(early.frames, options);
+  }
+  const keepAliveMs = options.keepAliveMs ?? 15_000;
+  return sseResponse(
+    (async function* () {
+      yield { comment: "waiting for the upstream" };
+      for (;;) {
+        const next = await Promise.race([settled, delay(keepAliveMs)]);
+        if (next === undefined) {
+          if (options.abort?.signal.aborted) throw options.abort.signal.reason;
+          yield { comment: "keep-alive" };
+          continue;
+        }
+        if ("error" in next) throw next.error;
+        yield* next.frames;
+        return;
+      }
+    })(),
+    options,
+  );
+}
+
+function delay(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -32,18 +32,21 @@ export interface BundleTarget {
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
-  // Goal 12 KB; enforced at 12.8 KB: the mid-tool-loop thinking guard, header-credential scrubbing and the tool-pairing module shared
-  // with Bedrock cost ~300 bytes over the goal (see the README's Performance section).
+  // Goal 12 KB; enforced at 13.8 KB: the mid-tool-loop thinking guard, header-credential scrubbing and the
+  // tool-pairing module shared with Bedrock cost ~500 bytes over the goal, and the upstream deadlines
+  // (first byte, idle) and encoding-aware credential redaction every adapter shares ~1.2 KB more (see the
+  // README's Performance section).
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
     entry: "test/bench/worker.ts",
-    budget: 12_800,
+    budget: 13_800,
     target: 12_000,
   },
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
-    budget: 24_000,
+    budget: 25_000,
+    target: 24_000,
   },
   { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 60_000, target: 30_000 },
 ];

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   errorKindFromStatus,
   isRetryableKind,
+  MAX_RETRY_AFTER_MS,
   MAX_UPSTREAM_BODY,
   PROVIDER_ERROR_KINDS,
   ProviderError,
@@ -97,6 +98,72 @@ describe("ProviderError", () => {
   it("redactSecrets leaves ordinary text alone", () => {
     const text = '{"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}';
     expect(redactSecrets(text)).toBe(text);
+  });
+
+  describe("redactSecrets: every encoding of a known secret", () => {
+    const key = "sk-proj-Ab/cd+EF_gh-IJ0123456789xyz";
+    const unicode = [...key].map((char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`).join("");
+    it.each([
+      ["as is", key],
+      ["JSON-escaped slash", key.replaceAll("/", "\\/")],
+      ["\\u escapes, lower case", unicode],
+      ["\\u escapes, upper case", unicode.toUpperCase().replaceAll("\\U", "\\u")],
+      ["percent-encoded", encodeURIComponent(key)],
+      [
+        "a mix",
+        `${key.slice(0, 5)}${encodeURIComponent(key.slice(5, 12))}${key.slice(12).replaceAll("/", "\\/")}`,
+      ],
+    ])("%s", (_label, form) => {
+      // Without the secret list the shape patterns cannot know this key: only the list finds it.
+      const text = `before ${form} after`;
+      expect(redactSecrets(text, [key])).toBe("before [redacted] after");
+    });
+
+    it("a run of 12 or more of its characters (a cut or partial echo) is redacted; 11 are left", () => {
+      expect(redactSecrets(`cut: ${key.slice(0, 14)}`, [key])).toBe("cut: [redacted]");
+      expect(redactSecrets(`tail: ${key.slice(-12)}!`, [key])).toBe("tail: [redacted]!");
+      expect(redactSecrets(`short: ${key.slice(3, 14)}`, [key])).toBe(`short: ${key.slice(3, 14)}`);
+    });
+
+    it("a secret under 8 characters is redacted as a whole word only", () => {
+      expect(redactSecrets("key k9x2 is bad; k9x2x and xk9x2 are other words", ["k9x2"])).toBe(
+        "key [redacted] is bad; k9x2x and xk9x2 are other words",
+      );
+    });
+
+    it("user:password in a URL is redacted, the rest of the URL kept", () => {
+      expect(redactSecrets("GET https://admin:hunter22@10.0.0.7:8000/v1 failed")).toBe(
+        "GET https://[redacted]@10.0.0.7:8000/v1 failed",
+      );
+    });
+
+    it("every text field of a ProviderError is scrubbed, and the body before it is cut", () => {
+      const error = new ProviderError({
+        kind: "auth",
+        message: `bad key ${key}`,
+        provider: "openai",
+        model: "gpt",
+        code: key,
+        requestId: `req_${key}`,
+        upstreamBody: "x".repeat(MAX_UPSTREAM_BODY - 10) + key,
+        secrets: [key],
+      });
+      const text = JSON.stringify(error.toJSON());
+      for (let start = 0; start + 12 <= key.length; start++)
+        expect(text).not.toContain(key.slice(start, start + 12));
+      expect(error.code).toBe("[redacted]");
+      expect(error.requestId).toBe("req_[redacted]");
+      expect(error.upstreamBody!.endsWith("x[redacted]")).toBe(true);
+    });
+  });
+
+  it("caps retryAfterMs at an hour and never lets it go negative", () => {
+    const make = (retryAfterMs: number) =>
+      new ProviderError({ kind: "rate_limit", message: "x", provider: "p", model: "m", retryAfterMs });
+    expect(make(343_574_601_719).retryAfterMs).toBe(MAX_RETRY_AFTER_MS);
+    expect(MAX_RETRY_AFTER_MS).toBe(3_600_000);
+    expect(make(-5).retryAfterMs).toBe(0);
+    expect(make(1500.2).retryAfterMs).toBe(1501);
   });
 
   it("truncates a huge upstream body", () => {

@@ -1024,6 +1024,26 @@ const coreCases: RuntimeCase[] = [
       );
     },
   },
+  {
+    name: "a connection nobody accepts is a network ProviderError; one the runtime denies (Deno) is not retryable",
+    run: async () => {
+      // The runtime's own fetch, to a loopback port where nothing listens (or which Deno, run without
+      // --allow-net, refuses to open at all).
+      const claude = anthropic({
+        apiKey: "sk-ant-runtime-case-0000000000",
+        model: "claude-sonnet-4-6",
+        baseURL: "http://127.0.0.1:18089/v1",
+      });
+      const error = await rejects(() => claude.complete([{ role: "user", content: "hi" }]));
+      ok(ProviderError.is(error), `expected a ProviderError, got ${String(error)}`);
+      equal(error.kind, "network");
+      ok(!error.message.includes("sk-ant-runtime-case"), "the key stays out of the message");
+      const denied = typeof (globalThis as { Deno?: unknown }).Deno !== "undefined";
+      equal(error.retryable, !denied);
+      if (denied)
+        ok(error.message.includes("--allow-net"), `Deno's refusal says what to do: ${error.message}`);
+    },
+  },
 ];
 
 /** Every shared case: the core's above, then each area's from its own file. */

@@ -550,78 +550,107 @@ describe("configuration", () => {
     });
   });
 
-  const BAD_CONFIGS: [label: string, config: string, field: string][] = [
+  /** Configs the gateway cannot read at all: every route is a 500 naming the field. */
+  const UNREADABLE: [label: string, config: string, field: string][] = [
     ["not JSON", "{ routes: ", "MODELWIRE_CONFIG"],
-    [
-      "a missing secret",
-      JSON.stringify({
-        routes: {
-          claude: { protocol: "anthropic", model: "claude-sonnet-4-5", apiKeySecret: "NO_SUCH_SECRET" },
-        },
-      }),
-      "routes.claude.apiKeySecret",
-    ],
-    [
-      "a route without a model",
-      JSON.stringify({ routes: { local: { protocol: "openai-chat" } } }),
-      "routes.local.model",
-    ],
-    [
-      "a misspelt setting",
-      JSON.stringify({ routes: { local: { protocol: "openai-chat", model: "m", basURL: "http://x" } } }),
-      "routes.local.basURL",
-    ],
-    [
-      "a bad pool member",
-      JSON.stringify({
-        routes: {
-          p: {
-            pool: [
-              { endpoint: "vllm", model: "a" },
-              { protocol: "anthropic", model: "claude-sonnet-4-5" },
-            ],
-          },
-        },
-      }),
-      "routes.p.pool[1].apiKey",
-    ],
+    ["no routes object", JSON.stringify({ routez: {} }), "routez"],
   ];
 
-  it.each(BAD_CONFIGS)(
-    "a bad MODELWIRE_CONFIG (%s): 500 naming the field, logged once",
+  const sender =
+    (worker: ReturnType<typeof createWorker>, badEnv: WorkerEnv) => (path: string, json?: unknown) =>
+      worker.app.fetch(
+        new Request(`http://worker.test${path}`, {
+          method: json === undefined ? "GET" : "POST",
+          headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+          ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+        }),
+        badEnv,
+      );
+
+  it.each(UNREADABLE)(
+    "an unreadable MODELWIRE_CONFIG (%s): 500 naming the field, logged once",
     async (_label, config, field) => {
       const logs: string[] = [];
       const worker = createWorker({ log: (message) => logs.push(message) });
       const badEnv: WorkerEnv = { ...env, MODELWIRE_CONFIG: config };
-      const send = (path: string, json?: unknown) =>
-        worker.app.fetch(
-          new Request(`http://worker.test${path}`, {
-            method: json === undefined ? "GET" : "POST",
-            headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
-            ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-          }),
-          badEnv,
-        );
+      const send = sender(worker, badEnv);
       for (const [path, json] of [
         ["/v1/models", undefined],
-        ["/v1/complete", { route: "claude", messages: MESSAGES }],
-        ["/v1/stream", { route: "claude", messages: MESSAGES }],
-        ["/v1/chat/completions", { model: "claude", messages: MESSAGES }],
+        ["/v1/complete", { route: "demo", messages: MESSAGES }],
+        ["/v1/stream", { route: "demo", messages: MESSAGES }],
+        ["/v1/chat/completions", { model: "demo", messages: MESSAGES }],
       ] as const) {
         const response = await send(path, json);
         expect(response.status, path).toBe(500);
         const body = (await response.json()) as { error: { kind: string; message: string } };
         expect(body.error.kind).toBe("config");
         expect(body.error.message).toContain(field);
-        expect(JSON.stringify(body)).not.toContain(ANTHROPIC_KEY);
       }
       expect(logs).toHaveLength(1);
       expect(logs[0]).toContain(field);
-      expect(logs[0]).not.toContain(ANTHROPIC_KEY);
-      expect(logs[0]).not.toContain(TOKEN);
-      // The rest of the gateway is unaffected.
       const health = await worker.app.fetch(new Request("http://worker.test/health"), badEnv);
       expect(health.status).toBe(200);
+    },
+  );
+
+  /** Configs with one bad route: that route is a 500 naming every problem; the others are served. */
+  const BAD_ROUTES: [label: string, route: unknown, fields: string[]][] = [
+    [
+      "a missing secret",
+      { protocol: "anthropic", model: "claude-sonnet-4-5", apiKeySecret: "NO_SUCH_SECRET" },
+      ["routes.bad.apiKeySecret"],
+    ],
+    ["a route without a model", { protocol: "openai-chat" }, ["routes.bad.model"]],
+    [
+      "a misspelt setting",
+      { protocol: "openai-chat", model: "m", basURL: "http://x" },
+      ["routes.bad.basURL"],
+    ],
+    [
+      "a bad pool (every member's problem)",
+      {
+        pool: [
+          { endpoint: "vllm", model: "" },
+          { protocol: "anthropic", model: "claude-sonnet-4-5" },
+        ],
+      },
+      ["routes.bad.pool[0].model", "routes.bad.pool[1].apiKeySecret"],
+    ],
+  ];
+
+  it.each(BAD_ROUTES)(
+    "a bad route (%s): a 500 naming it, logged once; every other route served",
+    async (_label, route, fields) => {
+      const logs: string[] = [];
+      const worker = createWorker({ log: (message) => logs.push(message) });
+      const badEnv: WorkerEnv = {
+        ...env,
+        MODELWIRE_CONFIG: JSON.stringify({ routes: { demo: { demo: true }, bad: route } }),
+      };
+      const send = sender(worker, badEnv);
+      for (const [path, json] of [
+        ["/v1/complete", { route: "bad", messages: MESSAGES }],
+        ["/v1/stream", { route: "bad", messages: MESSAGES }],
+        ["/v1/chat/completions", { model: "bad", messages: MESSAGES }],
+      ] as const) {
+        const response = await send(path, json);
+        expect(response.status, path).toBe(500);
+        const body = (await response.json()) as {
+          error: { kind: string; message: string; issues: { path: string }[] };
+        };
+        expect(body.error.kind).toBe("config");
+        expect(body.error.issues.map((issue) => issue.path)).toEqual(fields);
+        for (const field of fields) expect(body.error.message).toContain(field);
+        expect(JSON.stringify(body)).not.toContain(ANTHROPIC_KEY);
+      }
+      // The healthy route works, and is the only model listed.
+      expect((await send("/v1/complete", { route: "demo", messages: MESSAGES })).status).toBe(200);
+      const models = (await (await send("/v1/models")).json()) as { data: { id: string }[] };
+      expect(models.data.map((model) => model.id)).toEqual(["demo"]);
+      expect(logs).toHaveLength(1);
+      for (const field of fields) expect(logs[0]).toContain(field);
+      expect(logs[0]).not.toContain(ANTHROPIC_KEY);
+      expect(logs[0]).not.toContain(TOKEN);
     },
   );
 
@@ -697,7 +726,11 @@ describe("configuration rules", () => {
       log: (line) => logs.push(line),
     });
     const response = await worker.app.fetch(
-      new Request("http://worker.test/v1/models", { headers: { authorization: "Bearer test-token-a" } }),
+      new Request("http://worker.test/v1/complete", {
+        method: "POST",
+        headers: { authorization: "Bearer test-token-a", "content-type": "application/json" },
+        body: JSON.stringify({ route: "leaky", messages: MESSAGES }),
+      }),
       env as unknown as WorkerEnv,
     );
     expect(response.status).toBe(500);

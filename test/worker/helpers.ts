@@ -4,8 +4,9 @@
  * reader for the gateway's own streams, and the Durable Object alarm clock the task tests drive by hand.
  */
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env } from "cloudflare:workers";
+import { env, exports } from "cloudflare:workers";
 import { type CreateWorkerOptions, createWorker, type WorkerEnv } from "../../src/worker/app.ts";
+import type { TaskRuntime } from "../../src/worker/task-object.ts";
 
 export const TOKEN = "test-token-a";
 export const ANTHROPIC_KEY = env.ANTHROPIC_API_KEY;
@@ -469,5 +470,37 @@ export async function settleAlarm(stub: DurableObjectStub): Promise<void> {
     // Twice in a row, a few milliseconds apart: an alarm that was about to fire has fired by then.
     calm = settled ? calm + 1 : 0;
     return calm >= 2;
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Tasks of the deployed Worker (its TASKS binding, through `exports.default.fetch`).
+
+/** A call to the deployed Worker, authorised with {@link TOKEN}; `json` becomes a POST body. */
+export function api(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
+  const { json, ...rest } = init;
+  const headers = new Headers(rest.headers);
+  headers.set("authorization", `Bearer ${TOKEN}`);
+  if (json !== undefined) headers.set("content-type", "application/json");
+  return exports.default.fetch(`http://worker.test${path}`, {
+    ...rest,
+    method: rest.method ?? (json === undefined ? "GET" : "POST"),
+    headers,
+    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
+  });
+}
+
+/** The task object of `id`. */
+export const stubOf = (id: string) => env.TASKS.get(env.TASKS.idFromName(id));
+
+/** POST `/v1/tasks/:id/<action>`. */
+export async function control(id: string, action: "pause" | "resume" | "abort"): Promise<Response> {
+  return api(`/v1/tasks/${id}/${action}`, { method: "POST" });
+}
+
+/** Replaces the object's runtime (workflows and providers) until it is evicted. */
+export async function useRuntime(id: string, runtime: TaskRuntime): Promise<void> {
+  await runInDurableObject(stubOf(id), (instance) => {
+    (instance as unknown as { runtime: () => TaskRuntime }).runtime = () => runtime;
   });
 }

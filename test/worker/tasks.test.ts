@@ -7,31 +7,26 @@
  * Alarms are held (see `holdAlarms` in helpers.ts) so each step runs when the test says, via
  * `runDurableObjectAlarm`.
  */
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
-import { env, exports } from "cloudflare:workers";
+import { evictDurableObject, runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { Provider } from "../../src/core/provider.ts";
 import { ProviderError } from "../../src/core/provider-error.ts";
 import { demoProvider, demoWorkflow } from "../../src/worker/demo.ts";
-import type { TaskEvent, TaskRuntime, TaskState } from "../../src/worker/task-object.ts";
-import { holdAlarms, parseSse, readSse, runAlarm, type SseFrame, TOKEN, waitFor } from "./helpers.ts";
+import type { TaskEvent, TaskState } from "../../src/worker/task-object.ts";
+import {
+  api,
+  control,
+  holdAlarms,
+  parseSse,
+  readSse,
+  runAlarm,
+  type SseFrame,
+  stubOf,
+  useRuntime,
+  waitFor,
+} from "./helpers.ts";
 
 const INPUT = "hello there";
-
-function api(path: string, init: RequestInit & { json?: unknown } = {}): Promise<Response> {
-  const { json, ...rest } = init;
-  const headers = new Headers(rest.headers);
-  headers.set("authorization", `Bearer ${TOKEN}`);
-  if (json !== undefined) headers.set("content-type", "application/json");
-  return exports.default.fetch(`http://worker.test${path}`, {
-    ...rest,
-    method: rest.method ?? (json === undefined ? "GET" : "POST"),
-    headers,
-    ...(json === undefined ? {} : { body: JSON.stringify(json) }),
-  });
-}
-
-const stubOf = (id: string) => env.TASKS.get(env.TASKS.idFromName(id));
 
 async function start(id: string, input: string = INPUT): Promise<TaskState> {
   const response = await api("/v1/tasks", { json: { workflow: "demo", input, id } });
@@ -43,10 +38,6 @@ async function task(id: string): Promise<TaskState> {
   const response = await api(`/v1/tasks/${id}`);
   expect(response.status).toBe(200);
   return (await response.json()) as TaskState;
-}
-
-async function control(id: string, action: "pause" | "resume" | "abort"): Promise<Response> {
-  return api(`/v1/tasks/${id}/${action}`, { method: "POST" });
 }
 
 async function events(id: string, after?: number): Promise<TaskEvent[]> {
@@ -113,13 +104,6 @@ async function expectStepsReportedOnce(id: string) {
     all.filter((event) => event.type === "step").map((event) => (event.data as { step: number }).step),
   ).toEqual([1, 2]);
   expect(all.filter((event) => event.type === "tool-results")).toHaveLength(1);
-}
-
-/** Replaces the object's runtime (workflows and providers) until it is evicted. */
-async function useRuntime(id: string, runtime: TaskRuntime): Promise<void> {
-  await runInDurableObject(stubOf(id), (instance) => {
-    (instance as unknown as { runtime: () => TaskRuntime }).runtime = () => runtime;
-  });
 }
 
 describe("tasks on the demo workflow", () => {

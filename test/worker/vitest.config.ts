@@ -23,6 +23,7 @@ export default defineConfig({
           MODELWIRE_CONFIG: JSON.stringify({
             routes: {
               demo: { demo: true },
+              "demo-pool": { pool: [{ demo: true }, { demo: true }] },
               local: { protocol: "openai-chat", model: "llama3.2", endpoint: "ollama" },
             },
           }),
