@@ -1,4 +1,5 @@
 import { errorKindFromStatus, type ProviderErrorKind } from "../../core/provider-error.ts";
+import { isContextOverflow } from "../context-overflow.ts";
 import type { AnthropicErrorBody } from "./anthropic-wire.ts";
 
 /** What an Anthropic error means, before transport details (status, headers) are added. */
@@ -8,10 +9,6 @@ export interface AnthropicErrorInfo {
   code: string | undefined;
   requestId: string | undefined;
 }
-
-/** Messages that mean the prompt is longer than the context window, whatever the status. */
-const CONTEXT_OVERFLOW =
-  /prompt is too long|context (?:window|length)|maximum context|too many (?:input )?tokens/i;
 
 /**
  * An Anthropic error body (HTTP error response or mid-stream `error` event) → kind and message. The
@@ -55,7 +52,7 @@ export function mapAnthropicError(
       kind = status === undefined ? "server" : errorKindFromStatus(status);
   }
   // request_too_large is about bytes, not tokens: it stays bad_request.
-  if (kind === "bad_request" && code !== "request_too_large" && CONTEXT_OVERFLOW.test(message)) {
+  if (kind === "bad_request" && code !== "request_too_large" && isContextOverflow(message)) {
     kind = "context_length";
   }
   return { kind, message, code, requestId: body?.request_id };

@@ -1,5 +1,6 @@
 import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../../core/provider-error.ts";
 import { type AwsEventFrame, frameInfo } from "../../wire/aws-event-stream.ts";
+import { isContextOverflow } from "../context-overflow.ts";
 
 /** What a Bedrock exception means, before transport details (status, request id) are added. */
 export interface BedrockExceptionInfo {
@@ -47,14 +48,6 @@ const KINDS = new Map<string, ProviderErrorKind>([
   ["modeltimeoutexception", "timeout"],
 ]);
 
-/**
- * Messages that mean the prompt is longer than the context window: Bedrock's own ("Input is too long for
- * requested model.") and the model's, passed through ("prompt is too long: 215000 tokens > 200000
- * maximum", "input length and `max_tokens` exceed context limit").
- */
-const CONTEXT_OVERFLOW =
-  /(?:input|prompt) is too long|too many (?:input )?tokens|context (?:window|length|limit)|maximum context|input tokens? exceed/i;
-
 const utf8 = new TextDecoder();
 
 /**
@@ -84,7 +77,7 @@ export function mapBedrockException(source: AwsEventFrame | BedrockExceptionSour
   const code = exceptionName(exceptionType);
   let kind: ProviderErrorKind = knownKind(code) ?? "server";
   message ||= code ? `Bedrock ${code}` : "Bedrock stream error";
-  if (kind === "bad_request" && CONTEXT_OVERFLOW.test(message)) kind = "context_length";
+  if (kind === "bad_request" && isContextOverflow(message)) kind = "context_length";
   return { kind, message, code };
 }
 
@@ -124,7 +117,7 @@ export function mapBedrockHttpError(status: number, body: unknown, headers?: Hea
           ? `Bedrock ${code}`
           : `HTTP ${status}`;
   let kind = knownKind(code) ?? errorKindFromStatus(status);
-  if (kind === "bad_request" && CONTEXT_OVERFLOW.test(message)) kind = "context_length";
+  if (kind === "bad_request" && isContextOverflow(message)) kind = "context_length";
   return { kind, message, code, requestId: headers?.get("x-amzn-requestid") ?? undefined };
 }
 

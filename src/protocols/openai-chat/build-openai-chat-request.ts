@@ -1,6 +1,7 @@
 import type { CallOptions, Thinking, ToolChoice } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import { type OpenAIModelRules, openAIModelRules } from "../openai-model-rules.ts";
 import { convertToOpenAIChatMessages } from "./convert-to-openai-chat-messages.ts";
 import type {
   OpenAIChatEndpointProfile,
@@ -18,12 +19,6 @@ export interface OpenAIChatRequestInput {
   profile: OpenAIChatEndpointProfile;
   stream: boolean;
 }
-
-/**
- * OpenAI reasoning models (o-series, gpt-5 family): no sampling parameters, `reasoning_effort` applies.
- * `gpt-5-chat-*` is the non-reasoning chat model.
- */
-const OPENAI_REASONING_MODEL = /^(?:o\d|gpt-5(?!-chat))/;
 
 /**
  * Builds the Chat Completions body for an endpoint profile: converted history, tools and tool choice,
@@ -56,7 +51,9 @@ export function buildOpenAIChatRequest(input: OpenAIChatRequestInput): {
   }
 
   if (options.maxTokens !== undefined) body[profile.maxTokensField] = options.maxTokens;
-  const reasoningModel = profile.openaiModelRules && OPENAI_REASONING_MODEL.test(input.model);
+  const rules = openAIModelRules(input.model);
+  // Hosted OpenAI rejects sampling parameters on reasoning models; other servers get what the call asks for.
+  const reasoningModel = profile.openaiModelRules && rules.reasoning;
   if (options.temperature !== undefined) {
     if (reasoningModel) warnings.push(`temperature is not supported by ${input.model}; left out`);
     else body.temperature = options.temperature;
@@ -66,7 +63,7 @@ export function buildOpenAIChatRequest(input: OpenAIChatRequestInput): {
     else body.top_p = options.topP;
   }
   if (options.stopSequences?.length) body.stop = [...options.stopSequences];
-  const effort = effortOf(options.thinking, input.model, warnings);
+  const effort = effortOf(options.thinking, input.model, rules, warnings);
   if (effort !== undefined) {
     if (!profile.reasoningEffort)
       warnings.push(`thinking ignored: the ${profile.kind} endpoint takes no reasoning_effort`);
@@ -112,12 +109,13 @@ function toolChoiceOf(
 function effortOf(
   thinking: Thinking | undefined,
   model: string,
+  rules: OpenAIModelRules,
   warnings: string[],
 ): OpenAIChatRequestBody["reasoning_effort"] {
   if (thinking === undefined || thinking === "adaptive") return undefined;
   if (thinking === "off") {
-    // Only the gpt-5 family takes "minimal"; o-series models reject it and cannot stop reasoning.
-    if (/^gpt-5/.test(model)) return "minimal";
+    // "none" on gpt-5.1 and later, "minimal" on gpt-5; o-series and codex models cannot stop reasoning.
+    if (rules.offEffort !== undefined) return rules.offEffort;
     warnings.push(`thinking "off" has no reasoning_effort for ${model}; the server's default applies`);
     return undefined;
   }

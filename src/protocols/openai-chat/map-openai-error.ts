@@ -1,4 +1,5 @@
 import { errorKindFromStatus, type ProviderErrorKind } from "../../core/provider-error.ts";
+import { isContextOverflow } from "../context-overflow.ts";
 
 /** What an OpenAI(-compatible) error body means. */
 export interface OpenAIErrorInfo {
@@ -7,9 +8,6 @@ export interface OpenAIErrorInfo {
   code: string | undefined;
   retryable: boolean | undefined;
 }
-
-const CONTEXT_OVERFLOW =
-  /context[_ ]length|maximum context|context window|too many tokens|prompt is too long|reduce the length/i;
 
 /**
  * An OpenAI-style error (`{ error: { message, type, code } }`, from an HTTP error, an `error` SSE event or
@@ -65,6 +63,6 @@ export function mapOpenAIError(status: number | undefined, body: unknown): OpenA
       kind = "server";
       break;
   }
-  if (kind === "bad_request" && CONTEXT_OVERFLOW.test(message)) kind = "context_length";
+  if (kind === "bad_request" && isContextOverflow(message)) kind = "context_length";
   return { kind, message, code, retryable };
 }

@@ -45,7 +45,7 @@ export interface OpenAIChatRequestBody {
   temperature?: number;
   top_p?: number;
   stop?: string[];
-  reasoning_effort?: "minimal" | "low" | "medium" | "high";
+  reasoning_effort?: "none" | "minimal" | "low" | "medium" | "high";
   stream?: boolean;
   stream_options?: { include_usage: boolean };
   user?: string;

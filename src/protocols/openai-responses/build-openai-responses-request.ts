@@ -1,6 +1,7 @@
 import type { CallOptions, Thinking, ToolChoice } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import { type OpenAIModelRules, openAIModelRules } from "../openai-model-rules.ts";
 import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.ts";
 import type {
   OpenAIResponsesFunctionTool,
@@ -23,12 +24,6 @@ export interface OpenAIResponsesRequestInput {
   /** `previous_response_id`: continue a stored response; only the messages after the last assistant turn go out. */
   previousResponseId?: string | undefined;
 }
-
-/**
- * OpenAI reasoning models (o-series, gpt-5 family, codex): no sampling parameters; encrypted reasoning.
- * `gpt-5-chat-*` is the non-reasoning chat model.
- */
-const OPENAI_REASONING_MODEL = /^(?:o\d|gpt-5(?!-chat)|codex)/;
 
 /**
  * Builds the Responses API request body: `instructions` and `input` from the history (see
@@ -57,8 +52,8 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
   const body: OpenAIResponsesRequestBody = { model: input.model, input: converted.input, store };
   if (converted.instructions !== undefined) body.instructions = converted.instructions;
   if (previousResponseId !== undefined) body.previous_response_id = previousResponseId;
-  // `openai/gpt-5` (OpenRouter-style ids) is gpt-5 for the model rules.
-  const reasoningModel = OPENAI_REASONING_MODEL.test(input.model.replace(/^[^/]*\//, ""));
+  const rules = openAIModelRules(input.model);
+  const reasoningModel = rules.reasoning;
   // Stateless by default: the encrypted reasoning comes back with each response, to be replayed. Only for
   // reasoning models (or a call that asks for thinking): others reject the include ("Encrypted content is
   // not supported with this model").
@@ -89,7 +84,7 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
   }
   if (options.stopSequences?.length)
     warnings.push("stopSequences ignored: the Responses API has no stop parameter");
-  const reasoning = reasoningOf(options.thinking, input.model, warnings);
+  const reasoning = reasoningOf(options.thinking, input.model, rules, warnings);
   if (reasoning !== undefined) body.reasoning = reasoning;
   if (options.metadata && Object.keys(options.metadata).length > 0) body.metadata = { ...options.metadata };
   if (options.sessionId) body.prompt_cache_key = options.sessionId;
@@ -124,19 +119,19 @@ function toolChoiceOf(
 
 /**
  * `thinking` → `reasoning: { effort, summary: "auto" }` (the summary is what streams as reasoning deltas).
- * `adaptive` keeps the model's default effort; budgets map to the nearest effort; `"off"` is `"minimal"`
- * for gpt-5 and `"none"` for gpt-5.1 and later, and has no equivalent on o-series models.
+ * `adaptive` keeps the model's default effort; budgets map to the nearest effort; `"off"` is the model's
+ * `offEffort` (`openAIModelRules`), and has no equivalent on o-series, codex and pro models.
  */
 function reasoningOf(
   thinking: Thinking | undefined,
   model: string,
+  rules: OpenAIModelRules,
   warnings: string[],
 ): OpenAIResponsesRequestBody["reasoning"] {
   if (thinking === undefined) return undefined;
   if (thinking === "adaptive") return { summary: "auto" };
   if (thinking === "off") {
-    if (/^gpt-5\.\d/.test(model)) return { effort: "none" };
-    if (/^gpt-5(?!-chat)/.test(model)) return { effort: "minimal" };
+    if (rules.offEffort !== undefined) return { effort: rules.offEffort };
     warnings.push(`thinking "off" has no reasoning effort for ${model}; the server's default applies`);
     return undefined;
   }
