@@ -1,36 +1,17 @@
 /**
- * `anthropic()`: the first-party Anthropic Messages API as a `Provider`. Transport only — the request body,
- * the response and the stream are the `anthropic-messages` protocol module's.
+ * `anthropic()`: the first-party Anthropic Messages API as a `Provider`. Settings, URL, headers and the
+ * API key only — the request body, the answer and the stream are `anthropicMessagesProtocol`'s, the call's
+ * path the shared shell's (`httpProvider`).
  *
  * @module
  */
-import type { CacheOption, CallOptions, Timeouts } from "../core/call-options.ts";
-import type { MessageInput } from "../core/message.ts";
+import type { CacheOption, Timeouts } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
-import type { Response } from "../core/response.ts";
-import type { StreamEvent } from "../core/stream-event.ts";
-import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError } from "../core/validation-error.ts";
-import {
-  ANTHROPIC_MESSAGES,
-  type AnthropicMessage,
-  type AnthropicResponseContext,
-  assembleAnthropicStream,
-  buildAnthropicRequest,
-  mapAnthropicError,
-  parseAnthropicResponse,
-} from "../protocols/anthropic-messages/index.ts";
-import { readSseBatches } from "../wire/sse.ts";
+import { anthropicMessagesProtocol } from "../protocols/anthropic-messages/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
-import {
-  type ErrorBodyInfo,
-  endpointURL,
-  post,
-  readJsonResponse,
-  secretsOf,
-  streamWithErrorMapping,
-  type TransportContext,
-} from "./http.ts";
+import { endpointURL, secretsOf } from "./http.ts";
+import { httpProvider } from "./http-provider.ts";
 
 /** Settings of {@link anthropic}. */
 export interface AnthropicSettings {
@@ -79,82 +60,33 @@ export function anthropic(settings: AnthropicSettings): Provider {
   const model = settings.model;
   const profile = settings.profile ?? anthropicModelProfile(model);
   const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
-  const transport: TransportContext = {
-    provider: "anthropic",
+  const target = { model, origin: "anthropic" };
+  return httpProvider({
+    protocol: anthropicMessagesProtocol,
+    name: "anthropic",
     model,
     secrets: secretsOf(settings.apiKey, settings.headers),
-  };
-
-  const headers = (): Record<string, string> => {
-    const result: Record<string, string> = {
-      "content-type": "application/json",
-      "anthropic-version": settings.anthropicVersion ?? "2023-06-01",
-      ...settings.headers,
-      "x-api-key": settings.apiKey,
-    };
-    if (settings.betas?.length) result["anthropic-beta"] = settings.betas.join(",");
-    return result;
-  };
-
-  const request = (
-    messages: readonly MessageInput[],
-    tools: readonly ToolSpecInput[] | undefined,
-    options: CallOptions,
-    stream: boolean,
-  ) => {
-    const { body, warnings } = buildAnthropicRequest({
+    fetch: settings.fetch,
+    timeouts: settings.timeouts,
+    context: { provider: "anthropic", ...target },
+    request: ({ messages, tools, options, stream }) => ({
       messages,
-      tools: normalizeToolSpecs(tools),
+      tools,
       options,
-      target: { model, origin: "anthropic" },
+      target,
       profile,
       stream,
       defaultCache: settings.cache ?? "auto",
-    });
-    const context: AnthropicResponseContext = { provider: "anthropic", model, origin: "anthropic", warnings };
-    const response = post({
-      fetch: settings.fetch,
-      url,
-      headers: headers(),
-      body: JSON.stringify(body),
-      signal: options.signal,
-      stream,
-      timeouts: { ...settings.timeouts, ...options.timeouts },
-      context: transport,
-      mapErrorBody: anthropicErrorBody,
-    });
-    return { response, context };
-  };
-
-  return {
-    name: "anthropic",
-    model,
-    protocol: ANTHROPIC_MESSAGES,
-
-    async complete(messages, tools, options = {}): Promise<Response> {
-      const { response, context } = request(messages, tools, options, false);
-      const json = await readJsonResponse<AnthropicMessage>(
-        response,
-        transport,
-        options.signal,
-        (message) => Array.isArray(message.content),
-        "Anthropic answered 200 without a message (no content array)",
-      );
-      return parseAnthropicResponse(json, context);
+    }),
+    endpoint: () => {
+      const headers: Record<string, string> = {
+        "content-type": "application/json",
+        "anthropic-version": settings.anthropicVersion ?? "2023-06-01",
+        ...settings.headers,
+        "x-api-key": settings.apiKey,
+      };
+      if (settings.betas?.length) headers["anthropic-beta"] = settings.betas.join(",");
+      return { url, headers };
     },
-
-    async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
-      const { response, context } = request(messages, tools, options, true);
-      yield* streamWithErrorMapping(
-        response,
-        (body) => assembleAnthropicStream(readSseBatches(body), context),
-        transport,
-        options.signal,
-      );
-    },
-  };
-}
-
-function anthropicErrorBody(status: number, body: unknown): ErrorBodyInfo {
-  return mapAnthropicError(status, typeof body === "object" && body !== null ? body : undefined);
+  });
 }

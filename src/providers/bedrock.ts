@@ -1,49 +1,28 @@
 /**
  * `bedrock()`: Amazon Bedrock as a `Provider`, from any runtime with `fetch` and Web Crypto — no AWS SDK.
- * Transport only: SigV4 signing (aws4fetch's `AwsV4Signer`, never its retrying `AwsClient`) or bearer
- * auth, the URLs, and the binary event stream. Translation is the protocol modules': `anthropic-messages`
- * for InvokeModel with Claude, `bedrock-converse` for Converse with any model.
+ * Settings, the URLs and auth only: SigV4 signing (aws4fetch's `AwsV4Signer`, never its retrying
+ * `AwsClient`) or a bearer key. Translation is the protocol objects' — `bedrockInvokeProtocol` (Anthropic
+ * Messages in InvokeModel's envelope) for InvokeModel with Claude, `bedrockConverseProtocol` for Converse
+ * with any model — and the call's path the shared shell's (`httpProvider`).
  *
  * @module
  */
 import { AwsV4Signer } from "aws4fetch";
-import type { CacheOption, CallOptions, Timeouts } from "../core/call-options.ts";
-import type { MessageInput } from "../core/message.ts";
+import type { CacheOption, Timeouts } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
-import type { Response } from "../core/response.ts";
-import type { StreamEvent } from "../core/stream-event.ts";
-import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
 import {
-  ANTHROPIC_MESSAGES,
-  type AnthropicMessage,
-  type AnthropicRequestBody,
-  type AnthropicResponseContext,
-  buildAnthropicRequest,
-  parseAnthropicResponse,
-} from "../protocols/anthropic-messages/index.ts";
-import {
-  assembleBedrockConverseStream,
-  assembleBedrockInvokeStream,
-  BEDROCK_CONVERSE,
   BEDROCK_ORIGIN,
-  type BedrockConverseResponseContext,
-  buildBedrockConverseRequest,
-  type ConverseResponse,
+  bedrockConverseProtocol,
   isAnthropicBedrockModel,
-  mapBedrockHttpError,
-  parseBedrockConverseResponse,
 } from "../protocols/bedrock-converse/index.ts";
-import { readAwsEventStream } from "../wire/aws-event-stream.ts";
+import { bedrockInvokeProtocol } from "../protocols/bedrock-invoke/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
-import {
-  endpointURL,
-  post,
-  readJsonResponse,
-  streamWithErrorMapping,
-  type TransportContext,
-} from "./http.ts";
+import { endpointURL } from "./http.ts";
+import { type HttpCall, httpProvider } from "./http-provider.ts";
+
+export { BEDROCK_ANTHROPIC_VERSION } from "../protocols/bedrock-invoke/index.ts";
 
 /** AWS credentials for SigV4. Temporary credentials (STS, SSO, a role) come with a `sessionToken`. */
 export interface BedrockCredentials {
@@ -115,9 +94,6 @@ export interface BedrockSettings {
 
 /** The environment variable bearer auth reads from `env`. */
 export const BEDROCK_BEARER_ENV = "AWS_BEARER_TOKEN_BEDROCK";
-
-/** `anthropic_version` of the InvokeModel body for Claude. */
-export const BEDROCK_ANTHROPIC_VERSION = "bedrock-2023-05-31";
 
 const REGION = /^[a-z]{2,}(?:-[a-z0-9]+)+$/;
 
@@ -196,14 +172,10 @@ export function bedrock(settings: BedrockSettings): Provider {
     ),
   };
   const profile = anthropicModel ? (settings.profile ?? anthropicModelProfile(model)) : undefined;
-  const transport: TransportContext = {
-    provider: "bedrock",
-    model,
-    secrets:
-      auth.mode === "sigv4"
-        ? [auth.credentials.secretAccessKey, auth.credentials.sessionToken, auth.credentials.accessKeyId]
-        : [auth.token],
-  };
+  const secrets =
+    auth.mode === "sigv4"
+      ? [auth.credentials.secretAccessKey, auth.credentials.sessionToken, auth.credentials.accessKeyId]
+      : [auth.token];
   const signingKeys = new Map<string, ArrayBuffer>();
 
   if (settings.logger) settings.logger(describeAuth(auth, api, model, region));
@@ -228,137 +200,65 @@ export function bedrock(settings: BedrockSettings): Provider {
     return (await signer.sign()).headers;
   };
 
-  /** POSTs `body` through the shared transport, signed by `authorize`. */
-  const send = (stream: boolean, body: string, options: CallOptions): Promise<globalThis.Response> => {
+  const endpoint = ({ stream }: HttpCall) => {
     const headers: Record<string, string> = { "content-type": "application/json" };
     if (api === "invoke") headers[stream ? "x-amzn-bedrock-accept" : "accept"] = "application/json";
     for (const [name, value] of Object.entries(settings.headers ?? {})) headers[name.toLowerCase()] = value;
-    return post({
-      fetch: settings.fetch,
-      url: stream ? urls.stream : urls.complete,
-      headers,
-      body,
-      signal: options.signal,
-      stream,
-      timeouts: { ...settings.timeouts, ...options.timeouts },
-      context: transport,
-      authorize,
-      mapErrorBody: (status, json, responseHeaders) => mapBedrockHttpError(status, json, responseHeaders),
+    return { url: stream ? urls.stream : urls.complete, headers };
+  };
+  /** A 200 with a JSON body where an event stream belongs: say what came, not "corrupt frame". */
+  const checkStream = async (answer: globalThis.Response): Promise<globalThis.Response> => {
+    const contentType = answer.headers.get("content-type") ?? "";
+    if (!/json/i.test(contentType)) return answer;
+    throw new ProviderError({
+      kind: "invalid_response",
+      message: `Bedrock answered a stream request with ${contentType}, not an event stream`,
+      provider: "bedrock",
+      model,
+      upstreamBody: await answer.text(),
+      secrets,
     });
   };
-
-  const invokeRequest = (
-    messages: readonly MessageInput[],
-    tools: readonly ToolSpecInput[] | undefined,
-    options: CallOptions,
-  ): { body: string; context: AnthropicResponseContext } => {
-    const { body, warnings } = buildAnthropicRequest({
-      messages,
-      tools: normalizeToolSpecs(tools),
-      options,
-      target: { model, origin: BEDROCK_ORIGIN },
-      profile: profile!,
-      // Bedrock takes no `stream` field: the URL says it.
-      stream: false,
-      defaultCache: settings.cache ?? "auto",
-      omitModel: true,
-    });
-    const wire: AnthropicRequestBody & { anthropic_beta?: string[] } = {
-      anthropic_version: BEDROCK_ANTHROPIC_VERSION,
-      ...body,
-    };
-    if (wire.metadata) {
-      delete wire.metadata;
-      warnings.push("Bedrock InvokeModel takes no metadata.user_id; left out");
-    }
-    if (settings.betas?.length) wire.anthropic_beta = [...settings.betas];
-    return {
-      body: JSON.stringify(wire),
-      context: { provider: "bedrock", model, origin: BEDROCK_ORIGIN, warnings },
-    };
+  const shared = {
+    name: "bedrock",
+    model,
+    secrets,
+    fetch: settings.fetch,
+    timeouts: settings.timeouts,
+    context: { provider: "bedrock", model, origin: BEDROCK_ORIGIN },
+    endpoint,
+    authorize,
+    checkStream,
   };
-
-  const converseRequest = (
-    messages: readonly MessageInput[],
-    tools: readonly ToolSpecInput[] | undefined,
-    options: CallOptions,
-  ): { body: string; context: BedrockConverseResponseContext } => {
-    const { body, warnings } = buildBedrockConverseRequest({
+  if (api === "invoke") {
+    return httpProvider({
+      ...shared,
+      protocol: bedrockInvokeProtocol,
+      request: ({ messages, tools, options }) => ({
+        messages,
+        tools,
+        options,
+        model,
+        profile: profile!,
+        defaultCache: settings.cache ?? "auto",
+        betas: settings.betas,
+      }),
+    });
+  }
+  return httpProvider({
+    ...shared,
+    protocol: bedrockConverseProtocol,
+    request: ({ messages, tools, options }) => ({
       messages,
-      tools: normalizeToolSpecs(tools),
+      tools,
       options,
       model,
       anthropicProfile: profile,
       defaultCache: settings.cache ?? "auto",
       additionalModelRequestFields: settings.additionalModelRequestFields,
       betas: settings.betas,
-    });
-    return {
-      body: JSON.stringify(body),
-      context: { provider: "bedrock", model, origin: BEDROCK_ORIGIN, warnings },
-    };
-  };
-
-  return {
-    name: "bedrock",
-    model,
-    protocol: api === "invoke" ? ANTHROPIC_MESSAGES : BEDROCK_CONVERSE,
-
-    async complete(messages, tools, options = {}): Promise<Response> {
-      if (api === "invoke") {
-        const { body, context } = invokeRequest(messages, tools, options);
-        const json = await readJsonResponse<AnthropicMessage>(
-          send(false, body, options),
-          transport,
-          options.signal,
-          (message) => Array.isArray(message.content),
-          "Bedrock InvokeModel answered 200 without a message (no content array)",
-        );
-        return parseAnthropicResponse(json, context);
-      }
-      const { body, context } = converseRequest(messages, tools, options);
-      const json = await readJsonResponse<ConverseResponse>(
-        send(false, body, options),
-        transport,
-        options.signal,
-        (answer) => Array.isArray(answer.output?.message?.content),
-        "Bedrock Converse answered 200 without output.message.content",
-      );
-      return parseBedrockConverseResponse(json, context);
-    },
-
-    async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
-      const request =
-        api === "invoke"
-          ? invokeRequest(messages, tools, options)
-          : converseRequest(messages, tools, options);
-      const response = send(true, request.body, options).then(async (answer) => {
-        const contentType = answer.headers.get("content-type") ?? "";
-        if (!/json/i.test(contentType)) return answer;
-        // A 200 with a JSON body where an event stream belongs: say what came, not "corrupt frame".
-        throw new ProviderError({
-          kind: "invalid_response",
-          message: `Bedrock answered a stream request with ${contentType}, not an event stream`,
-          provider: "bedrock",
-          model,
-          upstreamBody: await answer.text(),
-          secrets: transport.secrets,
-        });
-      });
-      yield* streamWithErrorMapping(
-        response,
-        (body) =>
-          api === "invoke"
-            ? assembleBedrockInvokeStream(
-                readAwsEventStream(body),
-                request.context as AnthropicResponseContext,
-              )
-            : assembleBedrockConverseStream(readAwsEventStream(body), request.context),
-        transport,
-        options.signal,
-      );
-    },
-  };
+    }),
+  });
 }
 
 /**

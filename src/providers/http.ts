@@ -5,9 +5,10 @@
  * @module
  */
 import type { Timeouts } from "../core/call-options.ts";
-import { errorKindFromStatus, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
+import { ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { ValidationError } from "../core/validation-error.ts";
+import type { ErrorBodyInfo, ErrorBodyMapper } from "../protocols/protocol.ts";
 import { WireError } from "../wire/wire-error.ts";
 
 /** Who is calling, for errors. `secrets` are scrubbed from anything an error keeps. */
@@ -16,20 +17,6 @@ export interface TransportContext {
   model: string;
   secrets?: readonly (string | undefined)[];
 }
-
-/** What a protocol makes of an error body: kind, message and codes. */
-export interface ErrorBodyInfo {
-  kind: ProviderErrorKind;
-  message: string;
-  code?: string | undefined;
-  requestId?: string | undefined;
-  retryable?: boolean | undefined;
-  /** A wait the protocol found beyond `Retry-After` (used when `Retry-After` is absent). */
-  retryAfterMs?: number | undefined;
-}
-
-/** Protocol-specific reading of an error response (the body already parsed as JSON when it was JSON). */
-export type ErrorBodyMapper = (status: number, body: unknown, headers: Headers) => ErrorBodyInfo;
 
 /** A POST request. */
 export interface PostRequest {
@@ -228,30 +215,6 @@ export async function providerErrorFromResponse(
     model: context.model,
     secrets: context.secrets,
   });
-}
-
-/** Default error-body reading: the status decides; `error.message` or `message` is the message. */
-export function genericErrorBody(status: number, body: unknown): ErrorBodyInfo {
-  const record = (typeof body === "object" && body !== null ? body : {}) as {
-    error?: { message?: unknown; type?: unknown; code?: unknown } | string;
-    message?: unknown;
-  };
-  const nested = typeof record.error === "object" ? record.error : undefined;
-  const message =
-    typeof nested?.message === "string"
-      ? nested.message
-      : typeof record.error === "string"
-        ? record.error
-        : typeof record.message === "string"
-          ? record.message
-          : `HTTP ${status}`;
-  const code =
-    typeof nested?.code === "string"
-      ? nested.code
-      : typeof nested?.type === "string"
-        ? nested.type
-        : undefined;
-  return { kind: errorKindFromStatus(status), message, code };
 }
 
 /**

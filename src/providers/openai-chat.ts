@@ -1,37 +1,17 @@
 /**
  * `openaiChat()`: OpenAI Chat Completions — the hosted API or any OpenAI-compatible server — as a
- * `Provider`. Transport only; translation is the `openai-chat` protocol module's.
+ * `Provider`. Settings, endpoint profiles, URL, headers, auth and session affinity only; translation is
+ * `openAIChatProtocol`'s, the call's path the shared shell's (`httpProvider`).
  *
  * @module
  */
-import type { CallOptions, Timeouts } from "../core/call-options.ts";
-import type { MessageInput } from "../core/message.ts";
+import type { Timeouts } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
-import type { Response } from "../core/response.ts";
-import type { StreamEvent } from "../core/stream-event.ts";
-import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError } from "../core/validation-error.ts";
-import {
-  assembleOpenAIChatStream,
-  buildOpenAIChatRequest,
-  mapOpenAIError,
-  OPENAI_CHAT,
-  type OpenAIChatCompletion,
-  type OpenAIChatEndpointProfile,
-  type OpenAIChatResponseContext,
-  parseOpenAIChatResponse,
-} from "../protocols/openai-chat/index.ts";
-import { readSseBatches } from "../wire/sse.ts";
+import { type OpenAIChatEndpointProfile, openAIChatProtocol } from "../protocols/openai-chat/index.ts";
 import { type AffinityResolver, applyAffinity } from "./affinity.ts";
-import {
-  endpointURL,
-  post,
-  readJsonResponse,
-  secretsOf,
-  streamWithErrorMapping,
-  type TransportContext,
-} from "./http.ts";
-import { withRateLimitReset } from "./rate-limit-reset.ts";
+import { endpointURL, secretsOf } from "./http.ts";
+import { httpProvider } from "./http-provider.ts";
 
 /** Built-in endpoint kinds. */
 export type OpenAIChatEndpointKind = "openai" | "vllm" | "ollama" | "generic";
@@ -165,74 +145,23 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
   const model = settings.model;
   const providerName = profile.kind === "openai" ? "openai" : profile.kind;
   const url = endpointURL(baseURL, "chat/completions");
-  const transport: TransportContext = {
-    provider: providerName,
-    model,
-    secrets: secretsOf(settings.apiKey, settings.headers),
-  };
-
-  const request = (
-    messages: readonly MessageInput[],
-    tools: readonly ToolSpecInput[] | undefined,
-    options: CallOptions,
-    stream: boolean,
-  ) => {
-    const { body, warnings } = buildOpenAIChatRequest({
-      messages,
-      tools: normalizeToolSpecs(tools),
-      options,
-      model,
-      profile,
-      stream,
-    });
-    const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
-    if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-    if (settings.organization) headers["openai-organization"] = settings.organization;
-    if (settings.project) headers["openai-project"] = settings.project;
-    const target = applyAffinity(settings.affinity, { url, headers, sessionId: options.sessionId, model });
-    const context: OpenAIChatResponseContext = { provider: providerName, model, profile, warnings };
-    const response = post({
-      fetch: settings.fetch,
-      url: target.url,
-      headers: target.headers,
-      body: JSON.stringify(body),
-      signal: options.signal,
-      stream,
-      timeouts: { ...settings.timeouts, ...options.timeouts },
-      context: transport,
-      mapErrorBody: withRateLimitReset(mapOpenAIError),
-    });
-    return { response, context };
-  };
-
-  return {
+  return httpProvider({
+    protocol: openAIChatProtocol,
     name: providerName,
     model,
-    protocol: OPENAI_CHAT,
-
-    async complete(messages, tools, options = {}): Promise<Response> {
-      const { response, context } = request(messages, tools, options, false);
-      const json = await readJsonResponse<OpenAIChatCompletion>(
-        response,
-        transport,
-        options.signal,
-        (completion) => Array.isArray(completion.choices) && completion.choices.length > 0,
-        `${providerName} answered 200 without choices`,
-        (body) => ("error" in body ? mapOpenAIError(undefined, body) : undefined),
-      );
-      return parseOpenAIChatResponse(json, context);
+    secrets: secretsOf(settings.apiKey, settings.headers),
+    fetch: settings.fetch,
+    timeouts: settings.timeouts,
+    context: { provider: providerName, model, profile },
+    request: ({ messages, tools, options, stream }) => ({ messages, tools, options, model, profile, stream }),
+    endpoint: ({ options }) => {
+      const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
+      if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+      if (settings.organization) headers["openai-organization"] = settings.organization;
+      if (settings.project) headers["openai-project"] = settings.project;
+      return applyAffinity(settings.affinity, { url, headers, sessionId: options.sessionId, model });
     },
-
-    async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
-      const { response, context } = request(messages, tools, options, true);
-      yield* streamWithErrorMapping(
-        response,
-        (body) => assembleOpenAIChatStream(readSseBatches(body), context),
-        transport,
-        options.signal,
-      );
-    },
-  };
+  });
 }
 
 /** The host of a URL, or undefined when it is not one (the URL check that follows names that problem). */

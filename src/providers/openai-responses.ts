@@ -1,36 +1,15 @@
 /**
  * `openaiResponses()`: the OpenAI Responses API — OpenAI itself or a Responses-compatible server — as a
- * `Provider`. Transport only; translation is the `openai-responses` protocol module's.
+ * `Provider`. Settings, origin, URL, headers and the key only; translation is `openAIResponsesProtocol`'s,
+ * the call's path the shared shell's (`httpProvider`).
  *
  * @module
  */
 import type { CallOptions, Timeouts } from "../core/call-options.ts";
-import type { MessageInput } from "../core/message.ts";
-import type { Provider } from "../core/provider.ts";
-import type { Response } from "../core/response.ts";
-import type { StreamEvent } from "../core/stream-event.ts";
-import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError } from "../core/validation-error.ts";
-import { mapOpenAIError } from "../protocols/openai-chat/map-openai-error.ts";
-import {
-  assembleOpenAIResponsesStream,
-  buildOpenAIResponsesRequest,
-  OPENAI_RESPONSES,
-  type OpenAIResponsesResponse,
-  type OpenAIResponsesResponseContext,
-  parseOpenAIResponsesResponse,
-} from "../protocols/openai-responses/index.ts";
-import { readSseBatches } from "../wire/sse.ts";
-import {
-  endpointURL,
-  post,
-  readJsonResponse,
-  secretsOf,
-  streamWithErrorMapping,
-  type TransportContext,
-  toScrubbedProviderError,
-} from "./http.ts";
-import { withRateLimitReset } from "./rate-limit-reset.ts";
+import { type OpenAIResponsesWire, openAIResponsesProtocol } from "../protocols/openai-responses/index.ts";
+import { endpointURL, secretsOf } from "./http.ts";
+import { type HttpProvider, httpProvider } from "./http-provider.ts";
 
 /** Settings of {@link openaiResponses}. */
 export interface OpenAIResponsesSettings {
@@ -74,18 +53,7 @@ export interface OpenAIResponsesCallOptions extends CallOptions {
 }
 
 /** A Responses provider: a `Provider` whose calls also take {@link OpenAIResponsesCallOptions}. */
-export interface OpenAIResponsesProvider extends Provider {
-  complete(
-    messages: readonly MessageInput[],
-    tools?: readonly ToolSpecInput[],
-    options?: OpenAIResponsesCallOptions,
-  ): Promise<Response>;
-  stream(
-    messages: readonly MessageInput[],
-    tools?: readonly ToolSpecInput[],
-    options?: OpenAIResponsesCallOptions,
-  ): AsyncIterable<StreamEvent>;
-}
+export type OpenAIResponsesProvider = HttpProvider<OpenAIResponsesCallOptions>;
 
 const DEFAULT_BASE_URL = "https://api.openai.com/v1";
 
@@ -116,77 +84,31 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
   const model = settings.model;
   const origin = settings.origin ?? (hosted ? "openai" : host);
   const providerName = settings.name ?? origin;
-  const transport: TransportContext = {
-    provider: providerName,
-    model,
-    secrets: secretsOf(settings.apiKey, settings.headers),
-  };
-
-  const request = (
-    messages: readonly MessageInput[],
-    tools: readonly ToolSpecInput[] | undefined,
-    options: OpenAIResponsesCallOptions,
-    stream: boolean,
-  ) => {
-    const { previousResponseId, store, ...callOptions } = options;
-    const { body, warnings } = buildOpenAIResponsesRequest({
-      messages,
-      tools: normalizeToolSpecs(tools),
-      options: callOptions,
-      model,
-      origin,
-      stream,
-      store: store ?? settings.store ?? false,
-      previousResponseId,
-    });
-    const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
-    if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
-    const context: OpenAIResponsesResponseContext = { provider: providerName, model, origin, warnings };
-    const response = post({
-      fetch: settings.fetch,
-      url,
-      headers,
-      body: JSON.stringify(body),
-      signal: options.signal,
-      stream,
-      timeouts: { ...settings.timeouts, ...options.timeouts },
-      context: transport,
-      mapErrorBody: withRateLimitReset(mapOpenAIError),
-    });
-    return { response, context };
-  };
-
-  return {
+  return httpProvider<OpenAIResponsesWire, OpenAIResponsesCallOptions>({
+    protocol: openAIResponsesProtocol,
     name: providerName,
     model,
-    protocol: OPENAI_RESPONSES,
-
-    async complete(messages, tools, options = {}): Promise<Response> {
-      const { response, context } = request(messages, tools, options, false);
-      const json = await readJsonResponse<OpenAIResponsesResponse>(
-        response,
-        transport,
-        options.signal,
-        (answer) => Array.isArray(answer.output) || answer.status === "failed",
-        `${providerName} answered 200 without a response (no output array)`,
-        (body) => ("error" in body && body.error ? mapOpenAIError(undefined, body) : undefined),
-      );
-      try {
-        return parseOpenAIResponsesResponse(json, context);
-      } catch (error) {
-        // A `failed` response names its error; built without the call's key, so scrub it here.
-        throw toScrubbedProviderError(error, transport, options.signal);
-      }
+    secrets: secretsOf(settings.apiKey, settings.headers),
+    fetch: settings.fetch,
+    timeouts: settings.timeouts,
+    context: { provider: providerName, model, origin },
+    request: ({ messages, tools, options, stream }) => {
+      const { previousResponseId, store, ...callOptions } = options;
+      return {
+        messages,
+        tools,
+        options: callOptions,
+        model,
+        origin,
+        stream,
+        store: store ?? settings.store ?? false,
+        previousResponseId,
+      };
     },
-
-    async *stream(messages, tools, options = {}): AsyncGenerator<StreamEvent, void, undefined> {
-      const { response, context } = request(messages, tools, options, true);
-      yield* streamWithErrorMapping(
-        response,
-        (body) => assembleOpenAIResponsesStream(readSseBatches(body), context),
-        transport,
-        options.signal,
-      );
+    endpoint: () => {
+      const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
+      if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
+      return { url, headers };
     },
-  };
+  });
 }

@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import { mapAnthropicError } from "../../src/protocols/anthropic-messages/index.ts";
 import { mapBedrockException, mapBedrockHttpError } from "../../src/protocols/bedrock-converse/index.ts";
 import { isContextOverflow } from "../../src/protocols/context-overflow.ts";
-import { mapOpenAIError } from "../../src/protocols/openai-chat/index.ts";
+import { mapOpenAIChatError } from "../../src/protocols/openai-chat/index.ts";
 
 /** One message per phrase of the table, as the vendors word them. */
 const OVERFLOWS = [
@@ -44,7 +44,7 @@ describe("isContextOverflow", () => {
         type: "error",
         error: { type: "invalid_request_error", message },
       });
-      const openai = mapOpenAIError(400, { error: { message, type: "invalid_request_error" } });
+      const openai = mapOpenAIChatError(400, { error: { message, type: "invalid_request_error" } });
       const bedrockHttp = mapBedrockHttpError(
         400,
         { message },
@@ -58,7 +58,7 @@ describe("isContextOverflow", () => {
         "context_length",
       ]);
       // A rate limit that speaks of tokens stays a rate limit.
-      expect(mapOpenAIError(429, { error: { message } }).kind).toBe("rate_limit");
+      expect(mapOpenAIChatError(429, { error: { message } }).kind).toBe("rate_limit");
       expect(mapBedrockHttpError(429, { message }).kind).toBe("rate_limit");
     }
   });

@@ -11,15 +11,14 @@ export interface AnthropicErrorInfo {
 }
 
 /**
- * An Anthropic error body (HTTP error response or mid-stream `error` event) → kind and message. The
- * `error.type` decides where it is specific; otherwise the HTTP status does.
+ * An Anthropic error body (HTTP error response or mid-stream `error` event; anything that is not an object
+ * counts as no body) → kind and message. The `error.type` decides where it is specific; otherwise the HTTP
+ * status does.
  *
  * @see https://docs.anthropic.com/en/api/errors
  */
-export function mapAnthropicError(
-  status: number | undefined,
-  body: AnthropicErrorBody | undefined,
-): AnthropicErrorInfo {
+export function mapAnthropicError(status: number | undefined, json: unknown): AnthropicErrorInfo {
+  const body = typeof json === "object" && json !== null ? (json as AnthropicErrorBody) : undefined;
   const code = body?.error?.type;
   const message = body?.error?.message ?? (status ? `HTTP ${status}` : "Anthropic stream error");
   let kind: ProviderErrorKind;

@@ -15,6 +15,11 @@ export interface AnthropicResponseContext {
   warnings?: readonly string[];
 }
 
+/** Whether a 2xx JSON body is a Messages API message (it has a `content` array), first-party or on Bedrock. */
+export function isAnthropicMessage(json: object): json is AnthropicMessage {
+  return Array.isArray((json as AnthropicMessage).content);
+}
+
 /**
  * A whole Messages API response → `Response`. `native.blocks` is the `content` array verbatim (signed
  * thinking, redacted thinking, server tool blocks included); text is the text blocks joined; client

@@ -10,8 +10,8 @@ import type {
   ConverseToolResultContent,
   ConverseUsage,
 } from "./bedrock-converse-wire.ts";
+import { bedrockStreamError } from "./bedrock-stream-error.ts";
 import { mapBedrockConverseUsage } from "./map-bedrock-converse-usage.ts";
-import { bedrockStreamError } from "./map-bedrock-exception.ts";
 import {
   type BedrockConverseResponseContext,
   converseResponseFromBlocks,

@@ -7,13 +7,11 @@ import {
   BEDROCK_ORIGIN,
   type ConverseInferenceConfig,
   type ConverseRequestBody,
-  type ConverseTool,
-  type ConverseToolChoice,
-  type ConverseToolConfig,
 } from "./bedrock-converse-wire.ts";
 import { bedrockModelTraits } from "./bedrock-model-traits.ts";
 import { convertToBedrockConverseMessages } from "./convert-to-bedrock-converse-messages.ts";
 import { placeBedrockCachePoints } from "./place-bedrock-cache-points.ts";
+import { prepareBedrockConverseTools } from "./prepare-bedrock-converse-tools.ts";
 
 /** Everything a Converse request is built from. */
 export interface BedrockConverseRequestInput {
@@ -47,7 +45,7 @@ const MAX_METADATA_ENTRIES = 16;
  * Converse has no `toolChoice: none`: the tools are withheld instead. But Converse rejects a history with
  * `toolUse` / `toolResult` blocks and no `toolConfig`, so when the history has them a `toolConfig` is sent
  * anyway — the given tools with the choice left to the model, or, when no tools were given, the inert
- * {@link PLACEHOLDER_TOOL} — with a warning.
+ * `PLACEHOLDER_TOOL` — with a warning (see `prepareBedrockConverseTools`).
  */
 export function buildBedrockConverseRequest(input: BedrockConverseRequestInput): {
   body: ConverseRequestBody;
@@ -64,7 +62,9 @@ export function buildBedrockConverseRequest(input: BedrockConverseRequestInput):
   const body: ConverseRequestBody = { messages: converted.messages };
   if (converted.system.length > 0) body.system = [...converted.system];
 
-  const tools = toolConfig(input.tools, options, converted.hasToolBlocks, warnings);
+  const prepared = prepareBedrockConverseTools(input.tools, options.toolChoice, converted.hasToolBlocks);
+  warnings.push(...prepared.warnings);
+  const tools = prepared.toolConfig;
   if (tools) body.toolConfig = tools;
   const forcedToolChoice = tools?.toolChoice !== undefined && !("auto" in tools.toolChoice);
 
@@ -116,71 +116,4 @@ export function buildBedrockConverseRequest(input: BedrockConverseRequestInput):
   const cache = options.cache ?? input.defaultCache;
   warnings.push(...placeBedrockCachePoints(body, cache, traits, options.cache !== undefined));
   return { body, warnings };
-}
-
-/** The tool declared when the history holds tool blocks but the call offers no tools. */
-export const PLACEHOLDER_TOOL = "no_tools_available";
-
-/**
- * `toolConfig` from the tool specs, the tool choice and what the history holds. See
- * {@link buildBedrockConverseRequest} for `none` and for tool blocks in a history sent without tools.
- */
-function toolConfig(
-  tools: readonly ToolSpec[],
-  options: CallOptions,
-  hasToolBlocks: boolean,
-  warnings: string[],
-): ConverseToolConfig | undefined {
-  const choice = options.toolChoice;
-  if (tools.length === 0 && choice !== undefined && choice !== "none" && choice !== "auto") {
-    warnings.push(`toolChoice ${JSON.stringify(choice)} ignored: no tools were given`);
-  }
-  if (tools.length === 0 || choice === "none") {
-    if (!hasToolBlocks) return undefined;
-    // Converse rejects a history with tool blocks and no toolConfig ("The toolConfig field must be defined
-    // when using toolUse and toolResult content blocks").
-    if (tools.length > 0) {
-      warnings.push(
-        "Converse has no toolChoice none and requires the tools declared when the history holds tool calls; tools sent, the choice left to the model",
-      );
-      return { tools: tools.map(toolEntry) };
-    }
-    warnings.push(
-      `the history holds tool calls but no tools were given; Converse requires a toolConfig: declared the placeholder tool ${PLACEHOLDER_TOOL}`,
-    );
-    return {
-      tools: [
-        {
-          toolSpec: {
-            name: PLACEHOLDER_TOOL,
-            description: "No tools are available in this turn. Do not call this tool.",
-            inputSchema: { json: { type: "object", properties: {} } },
-          },
-        },
-      ],
-    };
-  }
-  const config: ConverseToolConfig = { tools: tools.map(toolEntry) };
-  let toolChoice: ConverseToolChoice | undefined;
-  if (choice === "auto") toolChoice = { auto: {} };
-  else if (choice === "any") toolChoice = { any: {} };
-  else if (typeof choice === "object") {
-    if (tools.some((tool) => tool.name === choice.name)) toolChoice = { tool: { name: choice.name } };
-    else {
-      warnings.push(
-        `toolChoice names "${choice.name}", which is not among the tools; left to the model (auto)`,
-      );
-      toolChoice = { auto: {} };
-    }
-  }
-  if (toolChoice) config.toolChoice = toolChoice;
-  return config;
-}
-
-function toolEntry(tool: ToolSpec): ConverseTool {
-  const spec: ConverseTool = {
-    toolSpec: { name: tool.name, inputSchema: { json: { type: "object", ...tool.parameters } } },
-  };
-  if (tool.description) spec.toolSpec.description = tool.description;
-  return spec;
 }

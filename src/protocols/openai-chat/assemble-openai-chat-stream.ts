@@ -2,8 +2,8 @@ import { parseToolArguments } from "../../core/collect-stream.ts";
 import { ProviderError } from "../../core/provider-error.ts";
 import { coalesceDeltas, type StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
+import { mapOpenAIChatError } from "./map-openai-chat-error.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
-import { mapOpenAIError } from "./map-openai-error.ts";
 import type { OpenAIChatChunk, OpenAIChatToolCallDelta } from "./openai-chat-wire.ts";
 import {
   type AssembledOpenAIChatMessage,
@@ -59,7 +59,7 @@ export async function* assembleOpenAIChatStream(
   let sawFinish = false;
 
   const fail = (message: string, body: unknown, cause?: unknown): ProviderError => {
-    const info = mapOpenAIError(undefined, body);
+    const info = mapOpenAIChatError(undefined, body);
     return new ProviderError({
       kind: cause === undefined ? info.kind : "invalid_response",
       message: cause === undefined ? `${context.provider} stream error: ${info.message}` : message,

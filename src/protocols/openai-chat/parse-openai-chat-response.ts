@@ -1,7 +1,7 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { Message, ToolCall } from "../../core/message.ts";
 import type { Response } from "../../core/response.ts";
-import { mapOpenAIChatFinishReason } from "./map-openai-chat-finish-reason.ts";
+import { mapOpenAIChatStopReason } from "./map-openai-chat-stop-reason.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
 import {
   OPENAI_CHAT,
@@ -124,7 +124,7 @@ export function openAIChatResponse(
     synthetic: false,
     native: { protocol: OPENAI_CHAT, origin: context.profile.kind, model: context.model, blocks: [block] },
   };
-  let stopReason = mapOpenAIChatFinishReason(assembled.finishReason);
+  let stopReason = mapOpenAIChatStopReason(assembled.finishReason);
   if (assembled.refusal !== "") stopReason = "content-filter";
   else if (toolCalls.length > 0 && stopReason === "stop") stopReason = "tool-calls";
   const response: Response = {

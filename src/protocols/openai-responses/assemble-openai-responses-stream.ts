@@ -3,8 +3,8 @@ import { ProviderError } from "../../core/provider-error.ts";
 import type { Response } from "../../core/response.ts";
 import { coalesceDeltas, type StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
-import { openAIResponsesFailure } from "./map-openai-responses-error.ts";
 import { mapOpenAIResponsesUsage } from "./map-openai-responses-usage.ts";
+import { openAIResponsesFailure } from "./openai-responses-failure.ts";
 import type {
   OpenAIResponsesOutputItem,
   OpenAIResponsesResponse,

@@ -1,14 +1,11 @@
-import type { CallOptions, Thinking, ToolChoice } from "../../core/call-options.ts";
+import type { CallOptions } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
-import { type OpenAIModelRules, openAIModelRules } from "../openai-model-rules.ts";
+import { openAIModelRules } from "../openai-model-rules.ts";
+import { applyOpenAIResponsesThinking } from "./apply-openai-responses-thinking.ts";
 import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.ts";
-import type {
-  OpenAIResponsesFunctionTool,
-  OpenAIResponsesReasoningEffort,
-  OpenAIResponsesRequestBody,
-  OpenAIResponsesToolChoice,
-} from "./openai-responses-wire.ts";
+import type { OpenAIResponsesRequestBody } from "./openai-responses-wire.ts";
+import { prepareOpenAIResponsesTools } from "./prepare-openai-responses-tools.ts";
 
 /** Everything a Responses request is built from. */
 export interface OpenAIResponsesRequestInput {
@@ -48,7 +45,8 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
     store,
     previousResponseId,
   });
-  const warnings = [...converted.warnings];
+  const tools = prepareOpenAIResponsesTools(input.tools, options.toolChoice, options.parallelToolCalls);
+  const warnings = [...converted.warnings, ...tools.warnings];
   const body: OpenAIResponsesRequestBody = { model: input.model, input: converted.input, store };
   if (converted.instructions !== undefined) body.instructions = converted.instructions;
   if (previousResponseId !== undefined) body.previous_response_id = previousResponseId;
@@ -60,18 +58,9 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
   const thinking = options.thinking !== undefined && options.thinking !== "off";
   if (!store && (reasoningModel || thinking)) body.include = ["reasoning.encrypted_content"];
 
-  if (input.tools.length > 0) {
-    body.tools = input.tools.map(toolOf);
-    const choice = toolChoiceOf(options.toolChoice, input.tools, warnings);
-    if (choice !== undefined) body.tool_choice = choice;
-    if (options.parallelToolCalls !== undefined) body.parallel_tool_calls = options.parallelToolCalls;
-  } else if (
-    options.toolChoice !== undefined &&
-    options.toolChoice !== "auto" &&
-    options.toolChoice !== "none"
-  ) {
-    warnings.push(`toolChoice ${JSON.stringify(options.toolChoice)} ignored: no tools were given`);
-  }
+  if (tools.tools) body.tools = tools.tools;
+  if (tools.toolChoice !== undefined) body.tool_choice = tools.toolChoice;
+  if (tools.parallelToolCalls !== undefined) body.parallel_tool_calls = tools.parallelToolCalls;
 
   if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
   if (options.temperature !== undefined) {
@@ -84,67 +73,11 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
   }
   if (options.stopSequences?.length)
     warnings.push("stopSequences ignored: the Responses API has no stop parameter");
-  const reasoning = reasoningOf(options.thinking, input.model, rules, warnings);
-  if (reasoning !== undefined) body.reasoning = reasoning;
+  const reasoning = applyOpenAIResponsesThinking(options.thinking, input.model, rules);
+  warnings.push(...reasoning.warnings);
+  if (reasoning.reasoning !== undefined) body.reasoning = reasoning.reasoning;
   if (options.metadata && Object.keys(options.metadata).length > 0) body.metadata = { ...options.metadata };
   if (options.sessionId) body.prompt_cache_key = options.sessionId;
   if (input.stream) body.stream = true;
   return { body, warnings };
-}
-
-function toolOf(tool: ToolSpec): OpenAIResponsesFunctionTool {
-  const result: OpenAIResponsesFunctionTool = {
-    type: "function",
-    name: tool.name,
-    parameters: { type: "object", ...tool.parameters },
-    // Sent explicitly: a schema written for non-strict use must not be held to strict-mode rules.
-    strict: tool.strict ?? false,
-  };
-  if (tool.description) result.description = tool.description;
-  return result;
-}
-
-function toolChoiceOf(
-  choice: ToolChoice | undefined,
-  tools: readonly ToolSpec[],
-  warnings: string[],
-): OpenAIResponsesToolChoice | undefined {
-  if (choice === undefined) return undefined;
-  if (choice === "auto" || choice === "none") return choice;
-  if (choice === "any") return "required";
-  if (tools.some((tool) => tool.name === choice.name)) return { type: "function", name: choice.name };
-  warnings.push(`toolChoice names "${choice.name}", which is not among the tools; left to the model (auto)`);
-  return "auto";
-}
-
-/**
- * `thinking` → `reasoning: { effort, summary: "auto" }` (the summary is what streams as reasoning deltas).
- * `adaptive` keeps the model's default effort; budgets map to the nearest effort; `"off"` is the model's
- * `offEffort` (`openAIModelRules`), and has no equivalent on o-series, codex and pro models.
- */
-function reasoningOf(
-  thinking: Thinking | undefined,
-  model: string,
-  rules: OpenAIModelRules,
-  warnings: string[],
-): OpenAIResponsesRequestBody["reasoning"] {
-  if (thinking === undefined) return undefined;
-  if (thinking === "adaptive") return { summary: "auto" };
-  if (thinking === "off") {
-    if (rules.offEffort !== undefined) return { effort: rules.offEffort };
-    warnings.push(`thinking "off" has no reasoning effort for ${model}; the server's default applies`);
-    return undefined;
-  }
-  let effort: OpenAIResponsesReasoningEffort;
-  if ("effort" in thinking) {
-    if (thinking.effort === "max") {
-      warnings.push('reasoning effort has no "max"; using "high"');
-      effort = "high";
-    } else effort = thinking.effort;
-  } else {
-    const budget = thinking.budgetTokens;
-    effort = budget <= 2048 ? "low" : budget <= 8192 ? "medium" : "high";
-    warnings.push(`budgetTokens ${budget} mapped to reasoning effort "${effort}"`);
-  }
-  return { effort, summary: "auto" };
 }

@@ -1,55 +1,13 @@
-import { ProviderError } from "../../core/provider-error.ts";
-import { mapOpenAIError } from "../openai-chat/map-openai-error.ts";
-
-/** Who a failure is reported for. */
-export interface OpenAIResponsesErrorSource {
-  provider: string;
-  model: string;
-}
+import { mapOpenAIChatError, type OpenAIErrorInfo } from "../openai-chat/map-openai-chat-error.ts";
 
 /**
- * A failure reported inside a 200 response → `ProviderError`, with the kind read by the shared OpenAI error
- * mapping (`mapOpenAIError`): an `error` stream event (OpenAI nests `{ error: { type, code, message } }`;
- * some servers put `code` / `message` at the top level), or the `error` of a `failed` response
- * (`{ code, message }`). `insufficient_quota` → `rate_limit`, not retryable; `rate_limit_exceeded` →
- * `rate_limit`; `context_length_exceeded` → `context_length`; an unknown code → `server`.
+ * A Responses API HTTP error (status, body, headers) → kind, message, code and wait. The Responses API
+ * answers in the OpenAI error envelope (`{ error: { message, type, code } }`, `x-ratelimit-reset-*` on a
+ * 429), so the one OpenAI reading decides: `mapOpenAIChatError`. Failures inside a 200 (an `error` event,
+ * a `failed` response) are `openAIResponsesFailure`'s.
+ *
+ * @see https://platform.openai.com/docs/guides/error-codes
  */
-export function openAIResponsesFailure(
-  error: unknown,
-  source: OpenAIResponsesErrorSource,
-  what: "stream error" | "response failed",
-  partialOutput: boolean,
-  upstream: unknown,
-): ProviderError {
-  const record = isRecord(error) ? error : {};
-  const nested = isRecord(record.error) ? record.error : record;
-  const info = mapOpenAIError(undefined, {
-    error: {
-      message: typeof nested.message === "string" && nested.message !== "" ? nested.message : what,
-      code: nested.code ?? undefined,
-      type: nested.type ?? undefined,
-    },
-  });
-  return new ProviderError({
-    kind: info.kind,
-    message: `${source.provider} ${what}: ${info.message}`,
-    code: info.code,
-    retryable: info.retryable,
-    provider: source.provider,
-    model: source.model,
-    upstreamBody: typeof upstream === "string" ? upstream : safeJson(upstream),
-    partialOutput,
-  });
-}
-
-function safeJson(value: unknown): string | undefined {
-  try {
-    return JSON.stringify(value);
-  } catch {
-    return undefined;
-  }
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
+export function mapOpenAIResponsesError(status: number, body: unknown, headers?: Headers): OpenAIErrorInfo {
+  return mapOpenAIChatError(status, body, headers);
 }

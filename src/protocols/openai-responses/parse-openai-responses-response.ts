@@ -2,9 +2,9 @@ import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { Message, ToolCall } from "../../core/message.ts";
 import type { ProviderError } from "../../core/provider-error.ts";
 import type { Response } from "../../core/response.ts";
-import { openAIResponsesFailure } from "./map-openai-responses-error.ts";
 import { mapOpenAIResponsesStopReason } from "./map-openai-responses-stop-reason.ts";
 import { mapOpenAIResponsesUsage } from "./map-openai-responses-usage.ts";
+import { openAIResponsesFailure } from "./openai-responses-failure.ts";
 import { OPENAI_RESPONSES, type OpenAIResponsesResponse } from "./openai-responses-wire.ts";
 
 /** Where a response came from: stamped on `Response` and on `native` for replay matching. */

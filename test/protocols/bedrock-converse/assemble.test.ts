@@ -2,12 +2,12 @@ import { describe, expect, it } from "vitest";
 import { type Response as ModelResponse, ProviderError, type StreamEvent } from "../../../src/index.ts";
 import {
   assembleBedrockConverseStream,
-  assembleBedrockInvokeStream,
   BedrockConverseStreamAssembler,
   type ConverseBlock,
   mapBedrockHttpError,
   parseBedrockConverseResponse,
 } from "../../../src/protocols/bedrock-converse/index.ts";
+import { assembleBedrockInvokeStream } from "../../../src/protocols/bedrock-invoke/index.ts";
 import { readAwsEventStream } from "../../../src/wire/aws-event-stream.ts";
 import {
   chunkFrame,

@@ -17,11 +17,11 @@ import {
 } from "../../../src/index.ts";
 import {
   assembleBedrockConverseStream,
-  assembleBedrockInvokeStream,
   BedrockConverseStreamAssembler,
   type ConverseResponse,
   parseBedrockConverseResponse,
 } from "../../../src/protocols/bedrock-converse/index.ts";
+import { assembleBedrockInvokeStream } from "../../../src/protocols/bedrock-invoke/index.ts";
 import { type AwsEventFrame, frameInfo, readAwsEventStream } from "../../../src/wire/aws-event-stream.ts";
 import { converseFrames } from "../../helpers/bedrock-frames.ts";
 import { byteStream } from "../../helpers/byte-stream.ts";

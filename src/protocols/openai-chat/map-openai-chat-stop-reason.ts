@@ -6,7 +6,7 @@ import type { StopReason } from "../../core/response.ts";
  *
  * @see https://platform.openai.com/docs/api-reference/chat/object#chat/object-choices
  */
-export function mapOpenAIChatFinishReason(raw: string | null | undefined): StopReason {
+export function mapOpenAIChatStopReason(raw: string | null | undefined): StopReason {
   switch (raw) {
     case "stop":
     case "eos":

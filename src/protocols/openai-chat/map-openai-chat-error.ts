@@ -1,5 +1,6 @@
 import { errorKindFromStatus, type ProviderErrorKind } from "../../core/provider-error.ts";
 import { isContextOverflow } from "../context-overflow.ts";
+import { rateLimitResetMs } from "./rate-limit-reset-ms.ts";
 
 /** What an OpenAI(-compatible) error body means. */
 export interface OpenAIErrorInfo {
@@ -7,6 +8,8 @@ export interface OpenAIErrorInfo {
   message: string;
   code: string | undefined;
   retryable: boolean | undefined;
+  /** For a 429 with `x-ratelimit-reset-*` headers: the wait they name (`Retry-After` goes first). */
+  retryAfterMs?: number | undefined;
 }
 
 /**
@@ -14,11 +17,18 @@ export interface OpenAIErrorInfo {
  * an error inside a chunk) → kind. `code` decides where it is specific: `context_length_exceeded` →
  * `context_length`; `insufficient_quota` → `rate_limit` but not retryable (a fallback trigger, not a retry
  * trigger); `rate_limit_exceeded` → `rate_limit`; `invalid_api_key` → `auth`. Otherwise the status (or,
- * inside a stream, a numeric `code` used as a status) decides.
+ * inside a stream, a numeric `code` used as a status) decides. The Responses API answers in the same
+ * envelope, so its errors are read here too.
  *
+ * @param headers the HTTP response headers, when there is a response: a 429 takes its wait from
+ *   `x-ratelimit-reset-*` ({@link rateLimitResetMs}).
  * @see https://platform.openai.com/docs/guides/error-codes
  */
-export function mapOpenAIError(status: number | undefined, body: unknown): OpenAIErrorInfo {
+export function mapOpenAIChatError(
+  status: number | undefined,
+  body: unknown,
+  headers?: Headers,
+): OpenAIErrorInfo {
   const record = (typeof body === "object" && body !== null ? body : {}) as {
     error?: { message?: unknown; type?: unknown; code?: unknown } | string | null;
     message?: unknown;
@@ -64,5 +74,7 @@ export function mapOpenAIError(status: number | undefined, body: unknown): OpenA
       break;
   }
   if (kind === "bad_request" && isContextOverflow(message)) kind = "context_length";
-  return { kind, message, code, retryable };
+  const info: OpenAIErrorInfo = { kind, message, code, retryable };
+  if (status === 429 && headers) info.retryAfterMs = rateLimitResetMs(headers);
+  return info;
 }

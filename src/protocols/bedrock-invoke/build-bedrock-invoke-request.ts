@@ -1,0 +1,49 @@
+import type { CacheOption, CallOptions } from "../../core/call-options.ts";
+import type { MessageInput } from "../../core/message.ts";
+import type { ToolSpec } from "../../core/tool-spec.ts";
+import type { AnthropicModelProfile } from "../anthropic-messages/anthropic-model-profile.ts";
+import { buildAnthropicRequest } from "../anthropic-messages/build-anthropic-request.ts";
+import { BEDROCK_ORIGIN } from "../bedrock-converse/bedrock-converse-wire.ts";
+import { BEDROCK_ANTHROPIC_VERSION, type BedrockInvokeRequestBody } from "./bedrock-invoke-wire.ts";
+
+/** Everything an InvokeModel request for a Claude model is built from. */
+export interface BedrockInvokeRequestInput {
+  messages: readonly MessageInput[] | readonly unknown[];
+  tools: readonly ToolSpec[];
+  options: CallOptions;
+  /** The model id as it goes in the URL; `native` blocks replay only to this exact id (origin `"bedrock"`). */
+  model: string;
+  /** The Claude model's facts (thinking mode, limits). */
+  profile: AnthropicModelProfile;
+  /** The provider's default when the call sets no `cache` option. */
+  defaultCache?: CacheOption | undefined;
+  /** Claude beta features, sent as `anthropic_beta`. */
+  betas?: readonly string[] | undefined;
+}
+
+/**
+ * Builds the InvokeModel / InvokeModelWithResponseStream body of a Claude model: the Messages body of
+ * `buildAnthropicRequest` (history replayed to origin `"bedrock"`), without `model` and `stream` (the URL
+ * carries both), `anthropic_version` first, `anthropic_beta` for `betas`. `metadata.user_id` is not taken
+ * by InvokeModel: left out, with a warning. Pure; never throws on history.
+ */
+export function buildBedrockInvokeRequest(input: BedrockInvokeRequestInput): {
+  body: BedrockInvokeRequestBody;
+  warnings: string[];
+} {
+  const { body, warnings } = buildAnthropicRequest({
+    messages: input.messages,
+    tools: input.tools,
+    options: input.options,
+    target: { model: input.model, origin: BEDROCK_ORIGIN },
+    profile: input.profile,
+    stream: false,
+    defaultCache: input.defaultCache,
+    omitModel: true,
+  });
+  const { metadata, ...rest } = body;
+  if (metadata) warnings.push("Bedrock InvokeModel takes no metadata.user_id; left out");
+  const wire: BedrockInvokeRequestBody = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
+  if (input.betas?.length) wire.anthropic_beta = [...input.betas];
+  return { body: wire, warnings };
+}

@@ -1,0 +1,165 @@
+/**
+ * `httpProvider()`: the one shell every HTTP provider is. A provider file says only what is its own —
+ * settings, URL, headers, auth — and hands over its protocol object; the shell owns the call's path:
+ * request (through the protocol) → fetch (`post`: deadlines, the caller's signal, `authorize`) → error
+ * mapping (the protocol's `mapError`) → a whole answer (`readJsonResponse`) or the stream guard
+ * (`streamWithErrorMapping`) → every error scrubbed of the call's secrets.
+ *
+ * @module
+ */
+import type { CallOptions, Timeouts } from "../core/call-options.ts";
+import type { MessageInput } from "../core/message.ts";
+import type { Provider } from "../core/provider.ts";
+import type { Response } from "../core/response.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "../core/tool-spec.ts";
+import type { Protocol, ProtocolWire } from "../protocols/protocol.ts";
+import {
+  type PostRequest,
+  post,
+  readJsonResponse,
+  streamWithErrorMapping,
+  type TransportContext,
+  toScrubbedProviderError,
+} from "./http.ts";
+
+/** One call, as the provider's hooks see it: the tools already normalised. */
+export interface HttpCall<O extends CallOptions = CallOptions> {
+  messages: readonly MessageInput[];
+  tools: readonly ToolSpec[];
+  options: O;
+  /** `stream()` (true) or `complete()` (false). */
+  stream: boolean;
+}
+
+/** Where one call goes. */
+export interface HttpEndpoint {
+  url: string;
+  /** Credentials included, unless `authorize` adds them to the finished request. */
+  headers: Record<string, string>;
+}
+
+/** What a provider tells {@link httpProvider}: its protocol, its name, and what is its own in the transport. */
+export interface HttpProviderSpec<W extends ProtocolWire, O extends CallOptions = CallOptions> {
+  /** The wire protocol: it builds the body, reads the answer and maps errors. */
+  protocol: Protocol<W>;
+  /** `Provider.name`, `Response.provider` and `ProviderError.provider`. */
+  name: string;
+  model: string;
+  /** Never in an error, in any encoding: API keys, tokens, credential headers (see `secretsOf`). */
+  secrets: readonly (string | undefined)[];
+  /** Injected `fetch`; `globalThis.fetch` when unset, resolved per call. */
+  fetch?: typeof fetch | undefined;
+  /** The provider's default deadlines (a call's `timeouts` override them). */
+  timeouts?: Timeouts | undefined;
+  /** What the protocol's `buildRequest` takes for a call: the call plus where it goes. */
+  request(call: HttpCall<O>): W["request"];
+  /** The URL and headers of a call (per call: session affinity may pick the replica). */
+  endpoint(call: HttpCall<O>): HttpEndpoint;
+  /** Adds credentials to the finished request (SigV4 signs the body); `endpoint`'s headers alone when unset. */
+  authorize?: PostRequest["authorize"];
+  /** Stamped on every `Response` (with the call's warnings): the origin or endpoint profile. */
+  context: Omit<W["context"], "warnings">;
+  /** Refuses a 2xx streaming answer that is not a stream (Bedrock: JSON where an event stream belongs). */
+  checkStream?(response: globalThis.Response): Promise<globalThis.Response>;
+}
+
+/** A provider built by {@link httpProvider}: a `Provider` whose calls take the options type `O`. */
+export interface HttpProvider<O extends CallOptions = CallOptions> extends Provider {
+  complete(
+    messages: readonly MessageInput[],
+    tools?: readonly ToolSpecInput[],
+    options?: O,
+  ): Promise<Response>;
+  stream(
+    messages: readonly MessageInput[],
+    tools?: readonly ToolSpecInput[],
+    options?: O,
+  ): AsyncIterable<StreamEvent>;
+}
+
+/**
+ * A `Provider` over HTTP for any protocol object. `complete()` POSTs the protocol's body and parses the
+ * 2xx JSON (a body that is not an answer is `invalid_response`, or the failure the protocol finds in it);
+ * `stream()` POSTs it for a stream and yields the protocol's assembled events, ending with `done`. Every
+ * failure — the request, an error status, a deadline, the body, the stream — is a `ProviderError` with the
+ * protocol's kind, `partialOutput` once output went out, and no secret in any field.
+ *
+ * @example
+ * ```ts
+ * const provider = httpProvider({
+ *   protocol: anthropicMessagesProtocol,
+ *   name: "anthropic",
+ *   model,
+ *   secrets: [apiKey],
+ *   context: { provider: "anthropic", model, origin: "anthropic" },
+ *   request: ({ messages, tools, options, stream }) =>
+ *     ({ messages, tools, options, stream, target: { model, origin: "anthropic" }, profile }),
+ *   endpoint: () => ({ url, headers: { "content-type": "application/json", "x-api-key": apiKey } }),
+ * });
+ * ```
+ */
+export function httpProvider<W extends ProtocolWire, O extends CallOptions = CallOptions>(
+  spec: HttpProviderSpec<W, O>,
+): HttpProvider<O> {
+  const { protocol } = spec;
+  const transport: TransportContext = { provider: spec.name, model: spec.model, secrets: spec.secrets };
+
+  const send = (
+    messages: readonly MessageInput[],
+    tools: readonly ToolSpecInput[] | undefined,
+    options: O,
+    stream: boolean,
+  ) => {
+    const call: HttpCall<O> = { messages, tools: normalizeToolSpecs(tools), options, stream };
+    const { body, warnings } = protocol.buildRequest(spec.request(call));
+    const { url, headers } = spec.endpoint(call);
+    const response = post({
+      fetch: spec.fetch,
+      url,
+      headers,
+      body: JSON.stringify(body),
+      signal: options.signal,
+      stream,
+      timeouts: { ...spec.timeouts, ...options.timeouts },
+      context: transport,
+      authorize: spec.authorize,
+      mapErrorBody: protocol.mapError,
+    });
+    return { response, context: { ...spec.context, warnings } as W["context"] };
+  };
+
+  return {
+    name: spec.name,
+    model: spec.model,
+    protocol: protocol.name,
+
+    async complete(messages, tools, options = {} as O): Promise<Response> {
+      const { response, context } = send(messages, tools, options, false);
+      const json = await readJsonResponse<W["response"]>(
+        response,
+        transport,
+        options.signal,
+        protocol.isResponse,
+        `${spec.name} answered 200 with a body that is not a ${protocol.name} response`,
+        protocol.errorInResponse,
+      );
+      try {
+        return protocol.parseResponse(json, context);
+      } catch (error) {
+        // An answer that reports a failure (a `failed` Responses response) was read without the call's keys.
+        throw toScrubbedProviderError(error, transport, options.signal);
+      }
+    },
+
+    async *stream(messages, tools, options = {} as O): AsyncGenerator<StreamEvent, void, undefined> {
+      const { response, context } = send(messages, tools, options, true);
+      yield* streamWithErrorMapping(
+        spec.checkStream ? response.then(spec.checkStream) : response,
+        (body) => protocol.assembleStream(protocol.readFrames(body), context),
+        transport,
+        options.signal,
+      );
+    },
+  };
+}
