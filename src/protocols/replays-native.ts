@@ -13,12 +13,12 @@ import type { NativeTarget } from "./protocol.ts";
  * ```
  */
 export function replaysNative(protocol: string, native: unknown, target: NativeTarget): boolean {
-  if (typeof native !== "object" || native === null) return false;
-  const record = native as { protocol?: unknown; origin?: unknown; model?: unknown; blocks?: unknown };
+  // Optional chaining reads nothing off null or undefined; any other non-object has no such fields.
+  const record = native as { protocol?: unknown; origin?: unknown; model?: unknown; blocks?: unknown } | null;
   return (
-    Array.isArray(record.blocks) &&
-    record.protocol === protocol &&
+    record?.protocol === protocol &&
     record.origin === target.origin &&
-    record.model === target.model
+    record.model === target.model &&
+    Array.isArray(record.blocks)
   );
 }

@@ -61,23 +61,16 @@ export function anthropic(settings: AnthropicSettings): Provider {
   const profile = settings.profile ?? anthropicModelProfile(model);
   const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
   const target = { model, origin: "anthropic" };
+
   return httpProvider({
     protocol: anthropicMessagesProtocol,
-    name: "anthropic",
+    provider: "anthropic",
     model,
     secrets: secretsOf(settings.apiKey, settings.headers),
     fetch: settings.fetch,
     timeouts: settings.timeouts,
     context: { provider: "anthropic", ...target },
-    request: ({ messages, tools, options, stream }) => ({
-      messages,
-      tools,
-      options,
-      target,
-      profile,
-      stream,
-      defaultCache: settings.cache ?? "auto",
-    }),
+    request: (call) => ({ ...call, target, profile, defaultCache: settings.cache ?? "auto" }),
     endpoint: () => {
       const headers: Record<string, string> = {
         "content-type": "application/json",

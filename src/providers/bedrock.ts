@@ -220,7 +220,7 @@ export function bedrock(settings: BedrockSettings): Provider {
     });
   };
   const shared = {
-    name: "bedrock",
+    provider: "bedrock",
     model,
     secrets,
     fetch: settings.fetch,
@@ -234,10 +234,8 @@ export function bedrock(settings: BedrockSettings): Provider {
     return httpProvider({
       ...shared,
       protocol: bedrockInvokeProtocol,
-      request: ({ messages, tools, options }) => ({
-        messages,
-        tools,
-        options,
+      request: (call) => ({
+        ...call,
         model,
         profile: profile!,
         defaultCache: settings.cache ?? "auto",
@@ -248,10 +246,8 @@ export function bedrock(settings: BedrockSettings): Provider {
   return httpProvider({
     ...shared,
     protocol: bedrockConverseProtocol,
-    request: ({ messages, tools, options }) => ({
-      messages,
-      tools,
-      options,
+    request: (call) => ({
+      ...call,
       model,
       anthropicProfile: profile,
       defaultCache: settings.cache ?? "auto",

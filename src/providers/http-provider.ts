@@ -10,6 +10,7 @@
 import type { CallOptions, Timeouts } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
+import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "../core/tool-spec.ts";
@@ -17,9 +18,8 @@ import type { Protocol, ProtocolWire } from "../protocols/protocol.ts";
 import {
   type PostRequest,
   post,
-  readJsonResponse,
-  streamWithErrorMapping,
   type TransportContext,
+  toProviderError,
   toScrubbedProviderError,
 } from "./http.ts";
 
@@ -39,12 +39,16 @@ export interface HttpEndpoint {
   headers: Record<string, string>;
 }
 
-/** What a provider tells {@link httpProvider}: its protocol, its name, and what is its own in the transport. */
-export interface HttpProviderSpec<W extends ProtocolWire, O extends CallOptions = CallOptions> {
+/**
+ * What a provider tells {@link httpProvider}: its protocol, who it is (`provider`, `model` and `secrets`,
+ * as every error names them) and what is its own in the transport.
+ */
+export interface HttpProviderSpec<W extends ProtocolWire, O extends CallOptions = CallOptions>
+  extends TransportContext {
   /** The wire protocol: it builds the body, reads the answer and maps errors. */
   protocol: Protocol<W>;
   /** `Provider.name`, `Response.provider` and `ProviderError.provider`. */
-  name: string;
+  provider: string;
   model: string;
   /** Never in an error, in any encoding: API keys, tokens, credential headers (see `secretsOf`). */
   secrets: readonly (string | undefined)[];
@@ -89,7 +93,7 @@ export interface HttpProvider<O extends CallOptions = CallOptions> extends Provi
  * ```ts
  * const provider = httpProvider({
  *   protocol: anthropicMessagesProtocol,
- *   name: "anthropic",
+ *   provider: "anthropic",
  *   model,
  *   secrets: [apiKey],
  *   context: { provider: "anthropic", model, origin: "anthropic" },
@@ -103,7 +107,6 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
   spec: HttpProviderSpec<W, O>,
 ): HttpProvider<O> {
   const { protocol } = spec;
-  const transport: TransportContext = { provider: spec.name, model: spec.model, secrets: spec.secrets };
 
   const send = (
     messages: readonly MessageInput[],
@@ -115,51 +118,76 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
     const { body, warnings } = protocol.buildRequest(spec.request(call));
     const { url, headers } = spec.endpoint(call);
     const response = post({
-      fetch: spec.fetch,
+      ...spec,
       url,
       headers,
       body: JSON.stringify(body),
       signal: options.signal,
       stream,
       timeouts: { ...spec.timeouts, ...options.timeouts },
-      context: transport,
-      authorize: spec.authorize,
       mapErrorBody: protocol.mapError,
     });
     return { response, context: { ...spec.context, warnings } as W["context"] };
   };
 
   return {
-    name: spec.name,
+    name: spec.provider,
     model: spec.model,
     protocol: protocol.name,
 
     async complete(messages, tools, options = {} as O): Promise<Response> {
       const { response, context } = send(messages, tools, options, false);
-      const json = await readJsonResponse<W["response"]>(
-        response,
-        transport,
-        options.signal,
-        protocol.isResponse,
-        `${spec.name} answered 200 with a body that is not a ${protocol.name} response`,
-        protocol.errorInResponse,
-      );
+      let text: string;
       try {
-        return protocol.parseResponse(json, context);
+        text = await (await response).text();
       } catch (error) {
-        // An answer that reports a failure (a `failed` Responses response) was read without the call's keys.
-        throw toScrubbedProviderError(error, transport, options.signal);
+        throw toProviderError(error, spec, options.signal);
       }
+      let json: object | undefined;
+      try {
+        const parsed: unknown = JSON.parse(text);
+        if (typeof parsed === "object" && parsed !== null) json = parsed;
+      } catch {
+        // Not JSON: no object to check.
+      }
+      if (json && protocol.isResponse(json)) {
+        try {
+          return protocol.parseResponse(json, context);
+        } catch (error) {
+          // An answer that reports a failure (a `failed` Responses response) was read without the keys.
+          throw toScrubbedProviderError(error, spec, options.signal);
+        }
+      }
+      // Not an answer: the failure the body reports (OpenAI answers some with a 200), or invalid_response.
+      const info = json && protocol.errorInResponse?.(json);
+      throw new ProviderError({
+        kind: info ? info.kind : "invalid_response",
+        message: `${spec.provider}: ${info ? info.message : `a 200 that is no ${protocol.name} response`}`,
+        code: info?.code,
+        retryable: info?.retryable,
+        provider: spec.provider,
+        model: spec.model,
+        upstreamBody: text,
+        secrets: spec.secrets,
+      });
     },
 
     async *stream(messages, tools, options = {} as O): AsyncGenerator<StreamEvent, void, undefined> {
       const { response, context } = send(messages, tools, options, true);
-      yield* streamWithErrorMapping(
-        spec.checkStream ? response.then(spec.checkStream) : response,
-        (body) => protocol.assembleStream(protocol.readFrames(body), context),
-        transport,
-        options.signal,
-      );
+      // The stream guard: every failure — the request, a missing body, the stream itself — is a scrubbed
+      // ProviderError, with partialOutput once an event other than usage or done went out.
+      let produced = false;
+      try {
+        const answer = await response;
+        const body = (spec.checkStream ? await spec.checkStream(answer) : answer).body;
+        if (!body) throw new TypeError("response has no body");
+        for await (const event of protocol.assembleStream(protocol.readFrames(body), context)) {
+          if (event.type !== "usage" && event.type !== "done") produced = true;
+          yield event;
+        }
+      } catch (error) {
+        throw toScrubbedProviderError(error, spec, options.signal, produced);
+      }
     },
   };
 }

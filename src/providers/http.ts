@@ -6,9 +6,8 @@
  */
 import type { Timeouts } from "../core/call-options.ts";
 import { ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
-import type { StreamEvent } from "../core/stream-event.ts";
 import { ValidationError } from "../core/validation-error.ts";
-import type { ErrorBodyInfo, ErrorBodyMapper } from "../protocols/protocol.ts";
+import type { ErrorBodyMapper } from "../protocols/protocol.ts";
 import { WireError } from "../wire/wire-error.ts";
 
 /** Who is calling, for errors. `secrets` are scrubbed from anything an error keeps. */
@@ -18,14 +17,13 @@ export interface TransportContext {
   secrets?: readonly (string | undefined)[];
 }
 
-/** A POST request. */
-export interface PostRequest {
-  fetch: typeof fetch | undefined;
+/** A POST request, and who makes it (the provider, model and secrets its errors name). */
+export interface PostRequest extends TransportContext {
+  fetch?: typeof fetch | undefined;
   url: string;
   headers: Record<string, string>;
   body: string;
   signal: AbortSignal | undefined;
-  context: TransportContext;
   mapErrorBody: ErrorBodyMapper;
   /** Whether the response is a stream (it picks the default first-byte timeout). */
   stream?: boolean;
@@ -75,11 +73,11 @@ export async function post(request: PostRequest): Promise<globalThis.Response> {
       kind: "timeout",
       message:
         what === "firstByteMs"
-          ? `${request.context.provider}: no response within ${limits.firstByteMs} ms (timeouts.firstByteMs)`
-          : `${request.context.provider}: no data for ${limits.idleMs} ms (timeouts.idleMs)`,
-      provider: request.context.provider,
-      model: request.context.model,
-      secrets: request.context.secrets,
+          ? `${request.provider}: no response within ${limits.firstByteMs} ms (timeouts.firstByteMs)`
+          : `${request.provider}: no data for ${limits.idleMs} ms (timeouts.idleMs)`,
+      provider: request.provider,
+      model: request.model,
+      secrets: request.secrets,
     });
   let timedOut: ProviderError | undefined;
   const timer = setTimeout(() => {
@@ -97,13 +95,13 @@ export async function post(request: PostRequest): Promise<globalThis.Response> {
     });
   } catch (error) {
     release();
-    throw timedOut ?? toProviderError(error, request.context, callerSignal);
+    throw timedOut ?? toProviderError(error, request, callerSignal);
   } finally {
     clearTimeout(timer);
   }
   if (!response.ok) {
     try {
-      throw await providerErrorFromResponse(response, request.context, request.mapErrorBody);
+      throw await providerErrorFromResponse(response, request, request.mapErrorBody);
     } finally {
       release();
     }
@@ -290,77 +288,6 @@ export function toScrubbedProviderError(
 ): ProviderError {
   const failure = toProviderError(error, context, signal, partialOutput);
   return new ProviderError({ ...failure.toJSON(), cause: failure.cause, secrets: context.secrets });
-}
-
-/**
- * The JSON body of a 2xx non-streaming response. A failed `response` or body read goes through
- * {@link toProviderError}; a body that is not a JSON object, or fails `isExpected`, is an
- * `invalid_response` saying `what` (the body kept, secrets removed) — unless `errorInBody` finds an error
- * in it (OpenAI answers some failures with a 200), whose kind and message (`<provider>: <message>`) are
- * used instead.
- *
- * @param response What {@link post} returned, or its promise.
- * @param isExpected Whether the parsed object has the shape the protocol reads.
- * @param what The message of the `invalid_response` error.
- * @param errorInBody The error an unexpected body names, if any.
- */
-export async function readJsonResponse<T extends object>(
-  response: globalThis.Response | Promise<globalThis.Response>,
-  context: TransportContext,
-  signal: AbortSignal | undefined,
-  isExpected: (json: T) => boolean,
-  what: string,
-  errorInBody?: (json: T) => ErrorBodyInfo | undefined,
-): Promise<T> {
-  let text: string;
-  try {
-    text = await (await response).text();
-  } catch (error) {
-    throw toProviderError(error, context, signal);
-  }
-  let json: T | undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed === "object" && parsed !== null) json = parsed as T;
-  } catch {
-    // Not JSON: no object to check.
-  }
-  if (json && isExpected(json)) return json;
-  const info = json && errorInBody?.(json);
-  throw new ProviderError({
-    kind: info ? info.kind : "invalid_response",
-    message: info ? `${context.provider}: ${info.message}` : what,
-    code: info?.code,
-    retryable: info?.retryable,
-    provider: context.provider,
-    model: context.model,
-    upstreamBody: text,
-    secrets: context.secrets,
-  });
-}
-
-/**
- * A streaming call's events: `assemble` reads the body of the awaited 2xx `response` and its events are
- * passed on. Any failure — the request, a missing body, the stream itself — is rethrown through
- * {@link toScrubbedProviderError}, with `partialOutput` once an event other than `usage` or `done` went out.
- */
-export async function* streamWithErrorMapping(
-  response: Promise<globalThis.Response>,
-  assemble: (body: ReadableStream<Uint8Array>) => AsyncIterable<StreamEvent>,
-  context: TransportContext,
-  signal: AbortSignal | undefined,
-): AsyncGenerator<StreamEvent, void, undefined> {
-  let produced = false;
-  try {
-    const body = (await response).body;
-    if (!body) throw new TypeError("response has no body");
-    for await (const event of assemble(body)) {
-      if (event.type !== "usage" && event.type !== "done") produced = true;
-      yield event;
-    }
-  } catch (error) {
-    throw toScrubbedProviderError(error, context, signal, produced);
-  }
 }
 
 /**

@@ -147,13 +147,13 @@ export function openaiChat(settings: OpenAIChatSettings): Provider {
   const url = endpointURL(baseURL, "chat/completions");
   return httpProvider({
     protocol: openAIChatProtocol,
-    name: providerName,
+    provider: providerName,
     model,
     secrets: secretsOf(settings.apiKey, settings.headers),
     fetch: settings.fetch,
     timeouts: settings.timeouts,
     context: { provider: providerName, model, profile },
-    request: ({ messages, tools, options, stream }) => ({ messages, tools, options, model, profile, stream }),
+    request: (call) => ({ ...call, model, profile }),
     endpoint: ({ options }) => {
       const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
       if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;

@@ -86,24 +86,15 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
   const providerName = settings.name ?? origin;
   return httpProvider<OpenAIResponsesWire, OpenAIResponsesCallOptions>({
     protocol: openAIResponsesProtocol,
-    name: providerName,
+    provider: providerName,
     model,
     secrets: secretsOf(settings.apiKey, settings.headers),
     fetch: settings.fetch,
     timeouts: settings.timeouts,
     context: { provider: providerName, model, origin },
-    request: ({ messages, tools, options, stream }) => {
-      const { previousResponseId, store, ...callOptions } = options;
-      return {
-        messages,
-        tools,
-        options: callOptions,
-        model,
-        origin,
-        stream,
-        store: store ?? settings.store ?? false,
-        previousResponseId,
-      };
+    request: (call) => {
+      const { previousResponseId, store, ...options } = call.options;
+      return { ...call, options, model, origin, store: store ?? settings.store ?? false, previousResponseId };
     },
     endpoint: () => {
       const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };

@@ -16,9 +16,9 @@ export function prepareOpenAIChatTools(
   parallelToolCalls: boolean | undefined,
   profile: OpenAIChatEndpointProfile,
 ): {
-  tools: OpenAIChatTool[] | undefined;
-  toolChoice: OpenAIChatToolChoice | undefined;
-  parallelToolCalls: boolean | undefined;
+  tools?: OpenAIChatTool[];
+  toolChoice?: OpenAIChatToolChoice | undefined;
+  parallelToolCalls?: boolean | undefined;
   warnings: string[];
 } {
   const warnings: string[] = [];
@@ -26,7 +26,7 @@ export function prepareOpenAIChatTools(
     if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "none") {
       warnings.push(`toolChoice ${JSON.stringify(toolChoice)} ignored: no tools were given`);
     }
-    return { tools: undefined, toolChoice: undefined, parallelToolCalls: undefined, warnings };
+    return { warnings };
   }
   let choice: OpenAIChatToolChoice | undefined;
   if (toolChoice === undefined || toolChoice === "auto" || toolChoice === "none") choice = toolChoice;

@@ -15,9 +15,9 @@ export function prepareOpenAIResponsesTools(
   toolChoice: ToolChoice | undefined,
   parallelToolCalls: boolean | undefined,
 ): {
-  tools: OpenAIResponsesFunctionTool[] | undefined;
-  toolChoice: OpenAIResponsesToolChoice | undefined;
-  parallelToolCalls: boolean | undefined;
+  tools?: OpenAIResponsesFunctionTool[];
+  toolChoice?: OpenAIResponsesToolChoice | undefined;
+  parallelToolCalls?: boolean | undefined;
   warnings: string[];
 } {
   const warnings: string[] = [];
@@ -25,7 +25,7 @@ export function prepareOpenAIResponsesTools(
     if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "none") {
       warnings.push(`toolChoice ${JSON.stringify(toolChoice)} ignored: no tools were given`);
     }
-    return { tools: undefined, toolChoice: undefined, parallelToolCalls: undefined, warnings };
+    return { warnings };
   }
   let choice: OpenAIResponsesToolChoice | undefined;
   if (toolChoice === undefined || toolChoice === "auto" || toolChoice === "none") choice = toolChoice;
