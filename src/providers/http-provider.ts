@@ -162,7 +162,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
       const info = json && protocol.errorInResponse?.(json);
       throw new ProviderError({
         kind: info ? info.kind : "invalid_response",
-        message: `${spec.provider}: ${info ? info.message : `a 200 that is no ${protocol.name} response`}`,
+        message: `${spec.provider}: ${info ? info.message : `200 with no ${protocol.name} response`}`,
         code: info?.code,
         retryable: info?.retryable,
         provider: spec.provider,

@@ -35,15 +35,15 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): {
   const converted = convertToAnthropicMessages(input.messages, input.target);
   const tools = prepareAnthropicTools(input.tools, options.toolChoice, options.parallelToolCalls);
   const forcedToolChoice = tools.toolChoice?.type === "any" || tools.toolChoice?.type === "tool";
-  const loopWithoutThinking = toolLoopWithoutThinking(converted.messages);
+  // Mid tool loop, the API wants the loop's assistant turn to start with a thinking block when thinking is
+  // on. A turn that has none (another model's, or one from before thinking was on) cannot get one back, so
+  // this call goes without thinking rather than failing with a 400 on every retry.
+  const thinkingOff =
+    options.thinking !== undefined &&
+    options.thinking !== "off" &&
+    toolLoopWithoutThinking(converted.messages);
   const thinking = applyAnthropicThinking({
-    // Mid tool loop, the API wants the loop's assistant turn to start with a thinking block when thinking
-    // is on. A turn that has none (another model's, or one from before thinking was on) cannot get one
-    // back, so this call goes without thinking rather than failing with a 400 on every retry.
-    thinking:
-      loopWithoutThinking && options.thinking !== undefined && options.thinking !== "off"
-        ? "off"
-        : options.thinking,
+    thinking: thinkingOff ? "off" : options.thinking,
     profile,
     maxTokens: options.maxTokens ?? profile.defaultMaxTokens,
     temperature: options.temperature,
@@ -66,12 +66,11 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): {
   if (input.stream) body.stream = true;
 
   const cacheWarnings = placeAnthropicCacheBreakpoints(body, options.cache ?? input.defaultCache);
-  const loopWarning =
-    loopWithoutThinking && options.thinking !== undefined && options.thinking !== "off"
-      ? [
-          "thinking turned off for this call: the tool loop's assistant turn has no thinking block to continue from",
-        ]
-      : [];
+  const loopWarning = thinkingOff
+    ? [
+        "thinking turned off for this call: the tool loop's assistant turn has no thinking block to continue from",
+      ]
+    : [];
   return {
     body,
     warnings: [
