@@ -20,7 +20,8 @@ export interface AnthropicErrorInfo {
 export function mapAnthropicError(status: number | undefined, json: unknown): AnthropicErrorInfo {
   const body = typeof json === "object" && json !== null ? (json as AnthropicErrorBody) : undefined;
   const code = body?.error?.type;
-  const message = body?.error?.message ?? (status ? `HTTP ${status}` : "Anthropic stream error");
+  const text = body?.error?.message;
+  const message = typeof text === "string" ? text : status ? `HTTP ${status}` : "Anthropic stream error";
   let kind: ProviderErrorKind;
   switch (code) {
     case "overloaded_error":
