@@ -5,27 +5,21 @@
  *
  * @module
  */
-import type { CacheOption, Timeouts } from "../core/call-options.ts";
+import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { anthropicMessagesProtocol } from "../protocols/anthropic-messages/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL, secretsOf } from "./http.ts";
-import { httpProvider } from "./http-provider.ts";
+import { type HttpProviderSettings, httpProvider } from "./http-provider.ts";
 
 /** Settings of {@link anthropic}. */
-export interface AnthropicSettings {
+export interface AnthropicSettings extends HttpProviderSettings {
   apiKey: string;
   /** A Claude model id, e.g. `"claude-sonnet-4-6"`. */
   model: string;
   /** Default `https://api.anthropic.com/v1`. */
   baseURL?: string;
-  /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
-  fetch?: typeof fetch;
-  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
-  timeouts?: Timeouts;
-  /** Extra request headers. */
-  headers?: Record<string, string>;
   /** `anthropic-version` header; default `2023-06-01`. */
   anthropicVersion?: string;
   /** Beta features, sent as `anthropic-beta`. */

@@ -8,7 +8,7 @@
  * @module
  */
 import { AwsV4Signer } from "aws4fetch";
-import type { CacheOption, Timeouts } from "../core/call-options.ts";
+import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
@@ -20,7 +20,7 @@ import {
 import { bedrockInvokeProtocol } from "../protocols/bedrock-invoke/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL } from "./http.ts";
-import { type HttpCall, httpProvider } from "./http-provider.ts";
+import { type HttpCall, type HttpProviderSettings, httpProvider } from "./http-provider.ts";
 
 export { BEDROCK_ANTHROPIC_VERSION } from "../protocols/bedrock-invoke/index.ts";
 
@@ -38,7 +38,7 @@ export type BedrockApi = "invoke" | "converse";
 export type BedrockAuth = "sigv4" | "bearer";
 
 /** Settings of {@link bedrock}. */
-export interface BedrockSettings {
+export interface BedrockSettings extends HttpProviderSettings {
   /** AWS region, e.g. `"us-east-1"`. Required unless `endpoint` is set and auth is bearer (SigV4 signs it). */
   region?: string;
   /**
@@ -68,10 +68,6 @@ export interface BedrockSettings {
    * fake). The API path (`/model/{id}/converse-stream`, …) is appended to it.
    */
   endpoint?: string;
-  /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
-  fetch?: typeof fetch;
-  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
-  timeouts?: Timeouts;
   /** Extra request headers (signed along with the rest under SigV4). */
   headers?: Record<string, string>;
   /**

@@ -23,6 +23,18 @@ import {
   toScrubbedProviderError,
 } from "./http.ts";
 
+/** What every HTTP provider's settings hold, besides its own. */
+export interface HttpProviderSettings {
+  /** The model id requests name. */
+  model: string;
+  /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
+  fetch?: typeof fetch;
+  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
+  timeouts?: Timeouts;
+  /** Extra request headers. */
+  headers?: Record<string, string>;
+}
+
 /** One call, as the provider's hooks see it: the tools already normalised. */
 export interface HttpCall<O extends CallOptions = CallOptions> {
   messages: readonly MessageInput[];

@@ -5,13 +5,12 @@
  *
  * @module
  */
-import type { Timeouts } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { type OpenAIChatEndpointProfile, openAIChatProtocol } from "../protocols/openai-chat/index.ts";
 import { type AffinityResolver, applyAffinity } from "./affinity.ts";
 import { endpointURL, secretsOf } from "./http.ts";
-import { httpProvider } from "./http-provider.ts";
+import { type HttpProviderSettings, httpProvider } from "./http-provider.ts";
 
 /** Built-in endpoint kinds. */
 export type OpenAIChatEndpointKind = "openai" | "vllm" | "ollama" | "generic";
@@ -91,16 +90,11 @@ export function openAIChatEndpointProfile(
 }
 
 /** Settings of {@link openaiChat}. */
-export interface OpenAIChatSettings {
+export interface OpenAIChatSettings extends HttpProviderSettings {
   /** Required for hosted OpenAI; optional for servers without auth (vLLM, Ollama). */
   apiKey?: string;
-  model: string;
   /** Default: the endpoint's (`https://api.openai.com/v1`, `http://localhost:8000/v1` for vLLM, …). */
   baseURL?: string;
-  fetch?: typeof fetch;
-  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
-  timeouts?: Timeouts;
-  headers?: Record<string, string>;
   /** What the server speaks; default `"openai"`. */
   endpoint?: OpenAIChatEndpoint;
   /** Session affinity for routers in front of replicas: a header or query parameter per call. */

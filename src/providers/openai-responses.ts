@@ -5,25 +5,18 @@
  *
  * @module
  */
-import type { CallOptions, Timeouts } from "../core/call-options.ts";
+import type { CallOptions } from "../core/call-options.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { type OpenAIResponsesWire, openAIResponsesProtocol } from "../protocols/openai-responses/index.ts";
 import { endpointURL, secretsOf } from "./http.ts";
-import { type HttpProvider, httpProvider } from "./http-provider.ts";
+import { type HttpProvider, type HttpProviderSettings, httpProvider } from "./http-provider.ts";
 
 /** Settings of {@link openaiResponses}. */
-export interface OpenAIResponsesSettings {
+export interface OpenAIResponsesSettings extends HttpProviderSettings {
   /** Required for the hosted OpenAI API; optional for a server at another `baseURL`. */
   apiKey?: string;
-  model: string;
   /** Default `https://api.openai.com/v1`; the request goes to `<baseURL>/responses`. */
   baseURL?: string;
-  /** Injected `fetch` (tests, proxies, tracing); `globalThis.fetch` when unset, resolved per call. */
-  fetch?: typeof fetch;
-  /** Default deadlines of every call (a call's `timeouts` override them); see `CallOptions.timeouts`. */
-  timeouts?: Timeouts;
-  /** Extra request headers. */
-  headers?: Record<string, string>;
   /**
    * `store` for every call (a call may override it): default `false` — the server keeps nothing, each
    * response carries its reasoning encrypted (`include: ["reasoning.encrypted_content"]`), and the next call

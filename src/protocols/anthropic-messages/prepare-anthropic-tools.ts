@@ -1,5 +1,6 @@
 import type { ToolChoice } from "../../core/call-options.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import { resolveToolChoice } from "../resolve-tool-choice.ts";
 import type { AnthropicTool, AnthropicToolChoice } from "./anthropic-wire.ts";
 
 /**
@@ -14,30 +15,15 @@ export function prepareAnthropicTools(
   parallelToolCalls?: boolean,
 ): { tools: AnthropicTool[] | undefined; toolChoice: AnthropicToolChoice | undefined; warnings: string[] } {
   const warnings: string[] = [];
-  if (tools.length === 0) {
-    if (toolChoice !== undefined && toolChoice !== "none" && toolChoice !== "auto") {
-      warnings.push(`toolChoice ${JSON.stringify(toolChoice)} ignored: no tools were given`);
-    }
-    return { tools: undefined, toolChoice: undefined, warnings };
-  }
+  const resolved = resolveToolChoice(tools, toolChoice, warnings);
+  if (tools.length === 0) return { tools: undefined, toolChoice: undefined, warnings };
   const prepared = tools.map((tool) => {
     const entry: AnthropicTool = { name: tool.name, input_schema: { type: "object", ...tool.parameters } };
     if (tool.description) entry.description = tool.description;
     return entry;
   });
-  let choice: AnthropicToolChoice | undefined;
-  if (toolChoice === undefined) choice = undefined;
-  else if (toolChoice === "auto") choice = { type: "auto" };
-  else if (toolChoice === "any") choice = { type: "any" };
-  else if (toolChoice === "none") choice = { type: "none" };
-  else if (tools.some((tool) => tool.name === toolChoice.name))
-    choice = { type: "tool", name: toolChoice.name };
-  else {
-    warnings.push(
-      `toolChoice names "${toolChoice.name}", which is not among the tools; left to the model (auto)`,
-    );
-    choice = { type: "auto" };
-  }
+  let choice: AnthropicToolChoice | undefined =
+    typeof resolved === "object" ? { type: "tool", name: resolved.name } : resolved && { type: resolved };
   if (parallelToolCalls === false && choice?.type !== "none") {
     // Anthropic says it the other way round, on the tool choice.
     choice = { ...(choice ?? { type: "auto" }), disable_parallel_tool_use: true } as AnthropicToolChoice;

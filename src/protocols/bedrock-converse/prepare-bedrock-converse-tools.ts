@@ -1,5 +1,6 @@
 import type { ToolChoice } from "../../core/call-options.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import { resolveToolChoice } from "../resolve-tool-choice.ts";
 import type { ConverseTool, ConverseToolChoice, ConverseToolConfig } from "./bedrock-converse-wire.ts";
 
 /** The tool declared when the history holds tool blocks but the call offers no tools. */
@@ -28,13 +29,11 @@ export function prepareBedrockConverseTools(
 
 function toolConfig(
   tools: readonly ToolSpec[],
-  choice: ToolChoice | undefined,
+  requested: ToolChoice | undefined,
   hasToolBlocks: boolean,
   warnings: string[],
 ): ConverseToolConfig | undefined {
-  if (tools.length === 0 && choice !== undefined && choice !== "none" && choice !== "auto") {
-    warnings.push(`toolChoice ${JSON.stringify(choice)} ignored: no tools were given`);
-  }
+  const choice = resolveToolChoice(tools, requested, warnings);
   if (tools.length === 0 || choice === "none") {
     if (!hasToolBlocks) return undefined;
     // Converse rejects a history with tool blocks and no toolConfig ("The toolConfig field must be defined
@@ -64,15 +63,7 @@ function toolConfig(
   let toolChoice: ConverseToolChoice | undefined;
   if (choice === "auto") toolChoice = { auto: {} };
   else if (choice === "any") toolChoice = { any: {} };
-  else if (typeof choice === "object") {
-    if (tools.some((tool) => tool.name === choice.name)) toolChoice = { tool: { name: choice.name } };
-    else {
-      warnings.push(
-        `toolChoice names "${choice.name}", which is not among the tools; left to the model (auto)`,
-      );
-      toolChoice = { auto: {} };
-    }
-  }
+  else if (typeof choice === "object") toolChoice = { tool: { name: choice.name } };
   if (toolChoice) config.toolChoice = toolChoice;
   return config;
 }

@@ -2,6 +2,7 @@ import type { CallOptions } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
 import { openAIModelRules } from "../openai-model-rules.ts";
+import { openAISampling } from "../openai-sampling.ts";
 import { applyOpenAIChatThinking } from "./apply-openai-chat-thinking.ts";
 import { convertToOpenAIChatMessages } from "./convert-to-openai-chat-messages.ts";
 import type { OpenAIChatEndpointProfile, OpenAIChatRequestBody } from "./openai-chat-wire.ts";
@@ -37,16 +38,9 @@ export function buildOpenAIChatRequest(input: OpenAIChatRequestInput): {
 
   if (options.maxTokens !== undefined) body[profile.maxTokensField] = options.maxTokens;
   const rules = openAIModelRules(input.model);
-  // Hosted OpenAI rejects sampling parameters on reasoning models; other servers get what the call asks for.
+  // Hosted OpenAI's reasoning models reject sampling parameters; other servers get what the call asks for.
   const reasoningModel = profile.openaiModelRules && rules.reasoning;
-  if (options.temperature !== undefined) {
-    if (reasoningModel) warnings.push(`temperature is not supported by ${input.model}; left out`);
-    else body.temperature = options.temperature;
-  }
-  if (options.topP !== undefined) {
-    if (reasoningModel) warnings.push(`top_p is not supported by ${input.model}; left out`);
-    else body.top_p = options.topP;
-  }
+  Object.assign(body, openAISampling(options, input.model, reasoningModel, warnings));
   if (options.stopSequences?.length) body.stop = [...options.stopSequences];
   const thinking = applyOpenAIChatThinking(options.thinking, input.model, rules, profile);
   warnings.push(...thinking.warnings);

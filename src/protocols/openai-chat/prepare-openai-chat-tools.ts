@@ -1,5 +1,6 @@
 import type { ToolChoice } from "../../core/call-options.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import { resolveToolChoice } from "../resolve-tool-choice.ts";
 import type { OpenAIChatEndpointProfile, OpenAIChatTool, OpenAIChatToolChoice } from "./openai-chat-wire.ts";
 
 /**
@@ -22,23 +23,14 @@ export function prepareOpenAIChatTools(
   warnings: string[];
 } {
   const warnings: string[] = [];
-  if (tools.length === 0) {
-    if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "none") {
-      warnings.push(`toolChoice ${JSON.stringify(toolChoice)} ignored: no tools were given`);
-    }
-    return { warnings };
-  }
-  let choice: OpenAIChatToolChoice | undefined;
-  if (toolChoice === undefined || toolChoice === "auto" || toolChoice === "none") choice = toolChoice;
-  else if (toolChoice === "any") choice = "required";
-  else if (tools.some((tool) => tool.name === toolChoice.name))
-    choice = { type: "function", function: { name: toolChoice.name } };
-  else {
-    warnings.push(
-      `toolChoice names "${toolChoice.name}", which is not among the tools; left to the model (auto)`,
-    );
-    choice = "auto";
-  }
+  const resolved = resolveToolChoice(tools, toolChoice, warnings);
+  if (tools.length === 0) return { warnings };
+  const choice: OpenAIChatToolChoice | undefined =
+    typeof resolved === "object"
+      ? { type: "function", function: { name: resolved.name } }
+      : resolved === "any"
+        ? "required"
+        : resolved;
   let parallel: boolean | undefined;
   if (parallelToolCalls !== undefined) {
     if (profile.parallelToolCalls) parallel = parallelToolCalls;

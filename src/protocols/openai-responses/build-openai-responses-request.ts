@@ -2,6 +2,7 @@ import type { CallOptions } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
 import { openAIModelRules } from "../openai-model-rules.ts";
+import { openAISampling } from "../openai-sampling.ts";
 import { applyOpenAIResponsesThinking } from "./apply-openai-responses-thinking.ts";
 import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.ts";
 import type { OpenAIResponsesRequestBody } from "./openai-responses-wire.ts";
@@ -63,14 +64,7 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
   if (tools.parallelToolCalls !== undefined) body.parallel_tool_calls = tools.parallelToolCalls;
 
   if (options.maxTokens !== undefined) body.max_output_tokens = options.maxTokens;
-  if (options.temperature !== undefined) {
-    if (reasoningModel) warnings.push(`temperature is not supported by ${input.model}; left out`);
-    else body.temperature = options.temperature;
-  }
-  if (options.topP !== undefined) {
-    if (reasoningModel) warnings.push(`top_p is not supported by ${input.model}; left out`);
-    else body.top_p = options.topP;
-  }
+  Object.assign(body, openAISampling(options, input.model, reasoningModel, warnings));
   if (options.stopSequences?.length)
     warnings.push("stopSequences ignored: the Responses API has no stop parameter");
   const reasoning = applyOpenAIResponsesThinking(options.thinking, input.model, rules);

@@ -1,5 +1,6 @@
 import type { ToolChoice } from "../../core/call-options.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import { resolveToolChoice } from "../resolve-tool-choice.ts";
 import type { OpenAIResponsesFunctionTool, OpenAIResponsesToolChoice } from "./openai-responses-wire.ts";
 
 /**
@@ -21,23 +22,14 @@ export function prepareOpenAIResponsesTools(
   warnings: string[];
 } {
   const warnings: string[] = [];
-  if (tools.length === 0) {
-    if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "none") {
-      warnings.push(`toolChoice ${JSON.stringify(toolChoice)} ignored: no tools were given`);
-    }
-    return { warnings };
-  }
-  let choice: OpenAIResponsesToolChoice | undefined;
-  if (toolChoice === undefined || toolChoice === "auto" || toolChoice === "none") choice = toolChoice;
-  else if (toolChoice === "any") choice = "required";
-  else if (tools.some((tool) => tool.name === toolChoice.name))
-    choice = { type: "function", name: toolChoice.name };
-  else {
-    warnings.push(
-      `toolChoice names "${toolChoice.name}", which is not among the tools; left to the model (auto)`,
-    );
-    choice = "auto";
-  }
+  const resolved = resolveToolChoice(tools, toolChoice, warnings);
+  if (tools.length === 0) return { warnings };
+  const choice: OpenAIResponsesToolChoice | undefined =
+    typeof resolved === "object"
+      ? { type: "function", name: resolved.name }
+      : resolved === "any"
+        ? "required"
+        : resolved;
   return { tools: tools.map(toolOf), toolChoice: choice, parallelToolCalls, warnings };
 }
 
