@@ -10,7 +10,7 @@ import {
   type OpenAIChatResponseContext,
   openAIChatResponse,
 } from "./parse-openai-chat-response.ts";
-import { TextToolCallScanner } from "./parse-text-tool-calls.ts";
+import { TextToolCallScanner } from "../text-tool-calls/index.ts";
 
 interface ToolSlot {
   position: number;

@@ -27,4 +27,4 @@ export {
   type TextToolCall,
   type TextToolCallFormat,
   TextToolCallScanner,
-} from "./parse-text-tool-calls.ts";
+} from "../text-tool-calls/index.ts";

@@ -10,7 +10,7 @@ import {
   type OpenAIChatToolCall,
   type OpenAIChatUsage,
 } from "./openai-chat-wire.ts";
-import { parseTextToolCalls } from "./parse-text-tool-calls.ts";
+import { parseTextToolCalls } from "../text-tool-calls/index.ts";
 
 /** Where a response came from. */
 export interface OpenAIChatResponseContext {
