@@ -5,6 +5,13 @@
  *
  * @module
  */
+
+export {
+  parseTextToolCalls,
+  type TextToolCall,
+  type TextToolCallFormat,
+  TextToolCallScanner,
+} from "../text-tool-calls/index.ts";
 export { assembleOpenAIChatStream } from "./assemble-openai-chat-stream.ts";
 export { buildOpenAIChatRequest, type OpenAIChatRequestInput } from "./build-openai-chat-request.ts";
 export {
@@ -22,9 +29,3 @@ export {
   openAIChatResponse,
   parseOpenAIChatResponse,
 } from "./parse-openai-chat-response.ts";
-export {
-  parseTextToolCalls,
-  type TextToolCall,
-  type TextToolCallFormat,
-  TextToolCallScanner,
-} from "../text-tool-calls/index.ts";
