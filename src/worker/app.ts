@@ -21,6 +21,7 @@ import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import type { Response as ModelResponse } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
+import { holdUntilContent } from "../core/stream-guards.ts";
 import { ValidationError, validate } from "../core/validation-error.ts";
 import { VERSION } from "../index.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
@@ -63,8 +64,8 @@ export interface CreateWorkerOptions {
   /** Passed to `createProvider` for every route (extra protocol factories, `fetch` for tests, …). */
   providers?: CreateProviderOptions;
   /**
-   * How long a streaming response waits for the upstream's first event before it starts anyway (default
-   * 1000 ms). Until then a failure is a plain HTTP error (a 429 with `Retry-After`); after, it is the
+   * How long a streaming response waits for the upstream's first content event before it starts anyway
+   * (default 1000 ms). Until then a failure is a plain HTTP error (a 429 with `Retry-After`); after, it is the
    * stream's `event: error` frame, and comments keep the line open — workerd notices a client that left
    * only once the response has started, and then cancels the upstream call.
    */
@@ -320,17 +321,8 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     const frames = openStream(c, request.route, sessionId, (provider) =>
       provider.stream(request.messages, request.tools, callOptions),
     ).then(async function* (events) {
-      for await (const event of events) {
-        yield { data: event, event: event.type };
-        if (event.type === "done") return;
-      }
-      // A provider stream that stops without `done` must not end the SSE cleanly, as if it had succeeded.
-      throw new ProviderError({
-        kind: "truncated",
-        message: "stream ended without its final event",
-        provider: "modelwire",
-        model: request.route,
-      });
+      // The stream ends with `done` or throws (see openStream): the SSE never ends cleanly without done.
+      for await (const event of events) yield { data: event, event: event.type };
     });
     return heldSseResponse(frames, {
       abort,
@@ -341,8 +333,10 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   });
 
   /**
-   * Opens a stream and waits for its first event, so a failure before any output still fails over to
-   * another pool member and surfaces as a plain HTTP error; after that, errors go into the SSE body.
+   * Opens a stream on a member and waits for its first content event (`holdUntilContent`), so a failure
+   * before any output — also one after `usage` events only — still fails over to another pool member and
+   * surfaces as a plain HTTP error; after that, errors go into the SSE body with `partialOutput: true`.
+   * The stream ends with `done` or throws (`requireDone`).
    */
   const openStream = async (
     c: Context<{ Bindings: WorkerEnv }>,
@@ -350,19 +344,9 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     sessionId: string | undefined,
     open: (provider: Provider) => AsyncIterable<StreamEvent>,
   ): Promise<AsyncIterable<StreamEvent>> =>
-    withMember(c, alias, sessionId, async (provider) => {
-      const iterator = open(provider)[Symbol.asyncIterator]();
-      const first = await iterator.next();
-      return (async function* () {
-        if (first.done) return;
-        yield first.value;
-        for (;;) {
-          const next = await iterator.next();
-          if (next.done) return;
-          yield next.value;
-        }
-      })();
-    });
+    withMember(c, alias, sessionId, (provider) =>
+      holdUntilContent(() => open(provider), { provider: provider.name, model: provider.model }),
+    );
 
   app.post("/v1/chat/completions", async (c) => {
     const call = chatRequestToNeutral(await jsonBody(c));
