@@ -11,6 +11,7 @@ import {
   requireDone,
   type StreamEvent,
 } from "../../src/index.ts";
+import { drainUntilError as drain } from "../substrate/helpers.ts";
 
 const SOURCE = { provider: "anthropic", model: "claude-sonnet-4-5" };
 
@@ -44,16 +45,6 @@ function script(events: readonly StreamEvent[], end?: unknown) {
     }
   }
   return { stream, log };
-}
-
-async function drain(events: AsyncIterable<StreamEvent>): Promise<{ seen: StreamEvent[]; error: unknown }> {
-  const seen: StreamEvent[] = [];
-  try {
-    for await (const event of events) seen.push(event);
-  } catch (error) {
-    return { seen, error };
-  }
-  return { seen, error: undefined };
 }
 
 /** A deferred promise, to hand events to a stream one at a time. */

@@ -7,12 +7,12 @@
  */
 import { describe, expect, it } from "vitest";
 import {
-  ANTHROPIC_BASE,
   anthropicEvents,
   anthropicFrames,
   dataOf,
   gateway,
   readSse,
+  type SseFrame,
   sseResponse,
   streamBody,
   type UpstreamCall,
@@ -32,7 +32,6 @@ const member = (baseURL: string) => ({
 
 const CONFIG = {
   routes: {
-    claude: { ...member(ANTHROPIC_BASE) },
     "claude-pool": { pool: [member(MEMBER_A), member(MEMBER_B)] },
   },
 };
@@ -56,8 +55,6 @@ function anthropicPool() {
   );
 }
 
-/** Twelve sessions per route (their own names, so one test's failovers do not re-pin the other's). */
-const sessions = (route: string) => Array.from({ length: 12 }, (_, index) => `${route}-session-${index}`);
 const MESSAGES = [{ role: "user", content: "Hello?" }];
 
 /** What one streamed request came to: who answered it last, its error frames, its text, how it ended. */
@@ -70,72 +67,67 @@ interface Outcome {
   ended: string | undefined;
 }
 
-const served = (session: string, ended: string): Outcome => ({
-  session,
-  status: 200,
-  servedBy: HOST_B,
-  errorFrames: 0,
-  text: "served by B",
-  ended,
-});
+type Chunk = { choices: { delta: { content?: string } }[] };
+
+/** The two streaming routes: the request body of each, the text of its frames, and its last frame. */
+const ROUTES = [
+  {
+    name: "stream",
+    path: "/v1/stream",
+    body: { route: "claude-pool", messages: MESSAGES },
+    text: (frames: SseFrame[]) =>
+      frames
+        .filter((frame) => frame.event === "text-delta")
+        .map((frame) => (JSON.parse(frame.data) as { text: string }).text)
+        .join(""),
+    ended: "done",
+    last: (frames: SseFrame[]) => frames.at(-1)?.event,
+  },
+  {
+    name: "chat",
+    path: "/v1/chat/completions",
+    body: { model: "claude-pool", messages: MESSAGES, stream: true },
+    text: (frames: SseFrame[]) =>
+      dataOf(frames.filter((frame) => frame.event === undefined))
+        .map((chunk) => (typeof chunk === "string" ? "" : ((chunk as Chunk).choices[0]?.delta.content ?? "")))
+        .join(""),
+    ended: "[DONE]",
+    last: (frames: SseFrame[]) => frames.at(-1)?.data,
+  },
+] as const;
 
 describe("a pool member that fails after usage only (no content) fails over", () => {
-  it("/v1/stream: every one of 12 sessions is served by member B, without an error frame", async () => {
-    const { call, calls } = anthropicPool();
-    const outcomes: Outcome[] = [];
-    const ids = sessions("stream");
-    for (const session of ids) {
-      const from = calls.length;
-      const response = await call("/v1/stream", {
-        headers: { "x-session-id": session },
-        json: { route: "claude-pool", messages: MESSAGES },
-      });
-      const frames = await readSse(response);
-      outcomes.push({
-        session,
-        status: response.status,
-        servedBy: calls.slice(from).at(-1)?.host,
-        errorFrames: frames.filter((frame) => frame.event === "error").length,
-        text: frames
-          .filter((frame) => frame.event === "text-delta")
-          .map((frame) => (JSON.parse(frame.data) as { text: string }).text)
-          .join(""),
-        ended: frames.at(-1)?.event,
-      });
-    }
-    expect(outcomes).toEqual(ids.map((session) => served(session, "done")));
-    // Some sessions were pinned to A and had to fail over; without them the test would prove nothing.
-    expect(calls.filter((upstream) => upstream.host === HOST_A).length).toBeGreaterThan(0);
-  });
-
-  it("/v1/chat/completions (stream): every one of 12 sessions is served by member B, without an error frame", async () => {
-    const { call, calls } = anthropicPool();
-    const outcomes: Outcome[] = [];
-    const ids = sessions("chat");
-    for (const session of ids) {
-      const from = calls.length;
-      const response = await call("/v1/chat/completions", {
-        headers: { "x-session-id": session },
-        json: { model: "claude-pool", messages: MESSAGES, stream: true },
-      });
-      const frames = await readSse(response);
-      const data = dataOf(frames.filter((frame) => frame.event === undefined));
-      outcomes.push({
-        session,
-        status: response.status,
-        servedBy: calls.slice(from).at(-1)?.host,
-        errorFrames: frames.filter((frame) => frame.event === "error").length,
-        text: data
-          .map((chunk) =>
-            typeof chunk === "string"
-              ? ""
-              : ((chunk as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? ""),
-          )
-          .join(""),
-        ended: frames.at(-1)?.data,
-      });
-    }
-    expect(outcomes).toEqual(ids.map((session) => served(session, "[DONE]")));
-    expect(calls.filter((upstream) => upstream.host === HOST_A).length).toBeGreaterThan(0);
-  });
+  for (const route of ROUTES) {
+    it(`streamed ${route.path}: every one of 12 sessions is served by member B, without an error frame`, async () => {
+      const { call, calls } = anthropicPool();
+      // Sessions of their own per route, so one test's failovers do not re-pin the other's.
+      const sessions = Array.from({ length: 12 }, (_, index) => `${route.name}-session-${index}`);
+      const outcomes: Outcome[] = [];
+      for (const session of sessions) {
+        const from = calls.length;
+        const response = await call(route.path, { headers: { "x-session-id": session }, json: route.body });
+        const frames = await readSse(response);
+        outcomes.push({
+          session,
+          status: response.status,
+          servedBy: calls.slice(from).at(-1)?.host,
+          errorFrames: frames.filter((frame) => frame.event === "error").length,
+          text: route.text(frames),
+          ended: route.last(frames),
+        });
+      }
+      expect(outcomes).toEqual(
+        sessions.map((session) => ({
+          session,
+          status: 200,
+          servedBy: HOST_B,
+          errorFrames: 0,
+          text: "served by B",
+          ended: route.ended,
+        })),
+      );
+      // Some sessions were pinned to A and had to fail over; without them the test would prove nothing.
+      expect(calls.filter((upstream) => upstream.host === HOST_A).length).toBeGreaterThan(0);
+    });
+  }
 });
