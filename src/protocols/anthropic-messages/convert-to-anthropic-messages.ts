@@ -1,4 +1,5 @@
 import type { MessageInput } from "../../core/message.ts";
+import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
   isBlank,
@@ -6,8 +7,8 @@ import {
   isPlainObject,
   isRecord,
   MISSING_TOOL_RESULT,
-  safeJson,
   safeString,
+  shown,
   textOf,
   toolArgumentsOf,
 } from "../stored-history.ts";
@@ -47,7 +48,7 @@ export { MISSING_TOOL_RESULT };
  * - An assistant turn whose `native` came from this protocol, endpoint and model is replayed from
  *   `native.blocks` verbatim and in order (thinking with its signature, redacted_thinking, text, tool_use,
  *   server tool blocks). On any mismatch it is rebuilt from `content` and `toolCalls`, and its reasoning is
- *   dropped — never demoted to text.
+ *   dropped — never demoted to text (the rule of `native-replay.ts`, shared by every converter).
  * - Empty and whitespace-only text blocks are left out everywhere, replayed ones included (the API rejects
  *   them); thinking blocks are never touched.
  * - Tool calls with malformed or non-object arguments get `{}`; calls missing an id or a name are dropped.
@@ -83,9 +84,7 @@ export function convertToAnthropicMessages(
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, warnings) });
         return;
       default:
-        warnings.push(
-          `messages[${index}]: unknown role ${safeJson(raw.role) ?? safeString(raw.role)}; left out`,
-        );
+        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
 
@@ -118,24 +117,21 @@ function assistantBlocks(
   target: AnthropicReplayTarget,
   warnings: string[],
 ): AnthropicBlock[] {
-  const native = raw.native;
-  if (isRecord(native) && Array.isArray(native.blocks)) {
-    if (
-      native.protocol === ANTHROPIC_MESSAGES &&
-      native.origin === target.origin &&
-      native.model === target.model
-    ) {
-      return replayNative(native.blocks, index, warnings);
-    }
-    const reasoning = native.blocks.filter(
-      (block) => isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking"),
-    ).length;
-    const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
-    warnings.push(
-      `messages[${index}]: produced by ${safeString(native.protocol)}/${safeString(native.origin)}/${safeString(native.model)}, ` +
-        `sent to ${ANTHROPIC_MESSAGES}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
-    );
-  }
+  return replayOrRebuild(
+    raw,
+    index,
+    { protocol: ANTHROPIC_MESSAGES, origin: target.origin, model: target.model },
+    warnings,
+    {
+      replay: (blocks) => replayNative(blocks, warnings),
+      rebuild: () => rebuildBlocks(raw, index, warnings),
+      isEmpty: (blocks) => blocks.length === 0,
+    },
+  );
+}
+
+/** A turn from its neutral fields: its text, then each tool call as a `tool_use` block. */
+function rebuildBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): AnthropicBlock[] {
   const blocks: AnthropicBlock[] = [];
   const text = textOf(raw.content, index, warnings);
   if (!isBlank(text)) blocks.push({ type: "text", text });
@@ -157,11 +153,10 @@ function assistantBlocks(
 }
 
 /** `native.blocks` as sent: verbatim and in order, minus what the API would reject. */
-function replayNative(blocks: readonly unknown[], index: number, warnings: string[]): AnthropicBlock[] {
+function replayNative(blocks: readonly NativeBlock[], warnings: string[]): AnthropicBlock[] {
   const replayed: AnthropicBlock[] = [];
-  blocks.forEach((block, position) => {
-    const where = `messages[${index}].native.blocks[${position}]`;
-    if (!isRecord(block) || typeof block.type !== "string") {
+  blocks.forEach(({ block, where }) => {
+    if (typeof block.type !== "string") {
       warnings.push(`${where}: not a content block; left out`);
       return;
     }
@@ -221,13 +216,13 @@ function toolResultBlock(callId: string, content: string, isError: boolean): Ant
 function orphanText(block: AnthropicBlock): string {
   const content = typeof block.content === "string" ? block.content : "";
   const label = block.is_error === true ? "error result" : "result";
-  return `[tool ${label} for call ${String(block.tool_use_id)}]${content ? `\n${content}` : ""}`;
+  return `[tool ${label} for call ${safeString(block.tool_use_id)}]${content ? `\n${content}` : ""}`;
 }
 
 /** Anthropic blocks, for {@link repairTurns}: `tool_use` ids are unbounded in length. */
 const ANTHROPIC_BLOCKS: TurnBlocks<AnthropicBlock> = {
   callId: (block) => (block.type === "tool_use" && typeof block.id === "string" ? block.id : undefined),
-  resultId: (block) => (block.type === "tool_result" ? String(block.tool_use_id) : undefined),
+  resultId: (block) => (block.type === "tool_result" ? safeString(block.tool_use_id) : undefined),
   withCallId: (block, id) => ({ ...block, id }),
   withResultId: (block, id) => ({ ...block, tool_use_id: id }),
   orphanToText: (block) => ({ type: "text", text: orphanText(block) }),

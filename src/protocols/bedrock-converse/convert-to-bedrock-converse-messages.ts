@@ -1,4 +1,5 @@
 import type { MessageInput } from "../../core/message.ts";
+import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
   isBlank,
@@ -6,6 +7,8 @@ import {
   isPlainObject,
   isRecord,
   MISSING_TOOL_RESULT,
+  safeString,
+  shown,
   textOf,
   toolArgumentsOf,
 } from "../stored-history.ts";
@@ -64,7 +67,8 @@ export const CONVERSATION_START = "(conversation start)";
  * - An assistant turn whose `native` came from this protocol, endpoint and model is replayed from
  *   `native.blocks` verbatim and in order (`reasoningContent` with its signature or `redactedContent`,
  *   text, `toolUse`, server tool blocks). On any mismatch it is rebuilt from `content` and `toolCalls`, and
- *   its reasoning is dropped — never demoted to text.
+ *   its reasoning is dropped — never demoted to text (the rule of `native-replay.ts`, shared by every
+ *   converter).
  * - Blank text blocks are left out everywhere, replayed ones included (Converse rejects them); a blank
  *   tool result is sent as {@link EMPTY_TOOL_RESULT}.
  * - Tool calls with malformed or non-object arguments get `{}`; calls missing an id or a name are dropped;
@@ -108,7 +112,7 @@ export function convertToBedrockConverseMessages(
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, context) });
         return;
       default:
-        warnings.push(`messages[${index}]: unknown role ${JSON.stringify(raw.role)}; left out`);
+        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
 
@@ -173,27 +177,21 @@ function assistantBlocks(
   target: BedrockConverseReplayTarget,
   context: Context,
 ): ConverseBlock[] {
-  const { warnings } = context;
-  const native = raw.native;
-  if (isRecord(native) && Array.isArray(native.blocks)) {
-    if (
-      native.protocol === BEDROCK_CONVERSE &&
-      native.origin === target.origin &&
-      native.model === target.model
-    ) {
-      return replayNative(native.blocks, index, context);
-    }
-    const reasoning = native.blocks.filter(
-      (block) =>
-        isRecord(block) &&
-        (block.type === "thinking" || block.type === "redacted_thinking" || "reasoningContent" in block),
-    ).length;
-    const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
-    warnings.push(
-      `messages[${index}]: produced by ${String(native.protocol)}/${String(native.origin)}/${String(native.model)}, ` +
-        `sent to ${BEDROCK_CONVERSE}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
-    );
-  }
+  return replayOrRebuild(
+    raw,
+    index,
+    { protocol: BEDROCK_CONVERSE, origin: target.origin, model: target.model },
+    context.warnings,
+    {
+      replay: (blocks) => replayNative(blocks, context),
+      rebuild: () => rebuildBlocks(raw, index, context.warnings),
+      isEmpty: (blocks) => blocks.length === 0,
+    },
+  );
+}
+
+/** A turn from its neutral fields: its text, then each tool call as a `toolUse` block. */
+function rebuildBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): ConverseBlock[] {
   const blocks: ConverseBlock[] = [];
   const text = textOf(raw.content, index, warnings);
   if (!isBlank(text)) blocks.push({ text });
@@ -212,15 +210,10 @@ function assistantBlocks(
 }
 
 /** `native.blocks` as sent: verbatim and in order, minus what Converse would reject. */
-function replayNative(blocks: readonly unknown[], index: number, context: Context): ConverseBlock[] {
+function replayNative(blocks: readonly NativeBlock[], context: Context): ConverseBlock[] {
   const { warnings } = context;
   const replayed: ConverseBlock[] = [];
-  blocks.forEach((block, position) => {
-    const where = `messages[${index}].native.blocks[${position}]`;
-    if (!isRecord(block)) {
-      warnings.push(`${where}: not a content block; left out`);
-      return;
-    }
+  blocks.forEach(({ block, where }) => {
     if ("text" in block) {
       if (typeof block.text !== "string") warnings.push(`${where}: text block without text; left out`);
       // Blank text (gpt-oss sends empty text deltas) is left out silently: Converse rejects it.
@@ -294,7 +287,7 @@ function orphanText(result: ConverseToolResult): string {
   );
   const content = texts.join("\n");
   const label = result.status === "error" ? "error result" : "result";
-  return `[tool ${label} for call ${String(result.toolUseId)}]${content ? `\n${content}` : ""}`;
+  return `[tool ${label} for call ${safeString(result.toolUseId)}]${content ? `\n${content}` : ""}`;
 }
 
 /**
@@ -303,7 +296,7 @@ function orphanText(result: ConverseToolResult): string {
  */
 const CONVERSE_BLOCKS: Omit<TurnBlocks<ConverseBlock>, "missingResult"> = {
   callId: (block) => (isClientToolUse(block) ? block.toolUse!.toolUseId : undefined),
-  resultId: (block) => (isRecord(block.toolResult) ? String(block.toolResult.toolUseId) : undefined),
+  resultId: (block) => (isRecord(block.toolResult) ? safeString(block.toolResult.toolUseId) : undefined),
   withCallId: (block, id) => ({ ...block, toolUse: { ...block.toolUse!, toolUseId: id } }),
   withResultId: (block, id) => ({ ...block, toolResult: { ...block.toolResult!, toolUseId: id } }),
   orphanToText: (block) => ({ text: orphanText(block.toolResult!) }),

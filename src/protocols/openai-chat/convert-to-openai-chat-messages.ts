@@ -1,5 +1,13 @@
 import type { MessageInput } from "../../core/message.ts";
-import { isRecord, MISSING_TOOL_RESULT, safeJson, safeString, textOf } from "../stored-history.ts";
+import { nativeProvenance } from "../native-replay.ts";
+import {
+  isRecord,
+  MISSING_TOOL_RESULT,
+  safeString,
+  shown,
+  textOf,
+  toolArgumentsTextOf,
+} from "../stored-history.ts";
 import {
   OPENAI_CHAT,
   type OpenAIChatEndpointProfile,
@@ -28,7 +36,8 @@ export interface OpenAIChatReplayTarget {
  * - A call with no result gets an error tool message; a result answering no call becomes user text.
  * - Assistant turns with neither text nor calls are dropped. Reasoning from another provider is never sent;
  *   a DeepSeek-style turn's `reasoning_content` goes back only when the profile says so and the turn came
- *   from this endpoint and model.
+ *   from this endpoint and model (the provenance rule of `native-replay.ts`: a turn from elsewhere is
+ *   rebuilt with a warning that counts the reasoning it drops).
  */
 export function convertToOpenAIChatMessages(
   messages: readonly MessageInput[] | readonly unknown[],
@@ -65,7 +74,7 @@ export function convertToOpenAIChatMessages(
     }
     if (id === undefined) {
       warnings.push(
-        `${where}: tool result for ${safeJson(callId)} answers no call of the turn before it; sent as text`,
+        `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
       );
       const label = isError ? "error result" : "result";
       const text: OpenAIChatMessageParam = {
@@ -124,7 +133,7 @@ export function convertToOpenAIChatMessages(
         return;
       }
       default:
-        warnings.push(`messages[${index}]: unknown role ${safeJson(raw.role)}; left out`);
+        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
   flushPending();
@@ -138,10 +147,12 @@ function assistantMessage(
   text: string,
   warnings: string[],
 ): OpenAIChatMessageParam | undefined {
-  const native = isRecord(raw.native) ? raw.native : undefined;
-  const fromThisProtocol = native?.protocol === OPENAI_CHAT;
-  const sameSource =
-    fromThisProtocol && native?.origin === target.profile.kind && native?.model === target.model;
+  const { replay, sameProtocol: fromThisProtocol } = nativeProvenance(
+    raw,
+    index,
+    { protocol: OPENAI_CHAT, origin: target.profile.kind, model: target.model },
+    warnings,
+  );
   const toolCalls: OpenAIChatToolCall[] = [];
   const calls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
   const seen = new Set<string>();
@@ -164,7 +175,7 @@ function assistantMessage(
     toolCalls.push({
       id,
       type: "function",
-      function: { name: call.name, arguments: argumentsText(call, fromThisProtocol) },
+      function: { name: call.name, arguments: toolArgumentsTextOf(call, fromThisProtocol) },
     });
   });
   if (text === "" && toolCalls.length === 0) {
@@ -173,23 +184,10 @@ function assistantMessage(
   }
   const message: OpenAIChatMessageParam = { role: "assistant", content: text === "" ? null : text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  if (target.profile.echoReasoning && sameSource) {
-    const block = Array.isArray(native?.blocks) ? native.blocks[0] : undefined;
-    const reasoning = isRecord(block) ? (block.reasoning_content ?? block.reasoning) : undefined;
+  if (target.profile.echoReasoning && replay !== undefined) {
+    const block = replay[0]?.block;
+    const reasoning = block === undefined ? undefined : (block.reasoning_content ?? block.reasoning);
     if (typeof reasoning === "string" && reasoning !== "") message.reasoning_content = reasoning;
   }
   return message;
-}
-
-function argumentsText(call: Record<string, unknown>, fromThisProtocol: boolean): string {
-  // The original text, when this protocol produced it: a truncated call is replayed as it was.
-  if (fromThisProtocol && typeof call.argumentsText === "string") return call.argumentsText;
-  if (typeof call.arguments === "string") return call.arguments;
-  if (typeof call.arguments === "object" && call.arguments !== null && !Array.isArray(call.arguments)) {
-    // A value JSON cannot hold (a BigInt, a cycle) must not make replay throw.
-    const text = safeJson(call.arguments);
-    if (text !== undefined) return text;
-  }
-  if (typeof call.argumentsText === "string") return call.argumentsText;
-  return "{}";
 }

@@ -1,4 +1,5 @@
 import type { MessageInput } from "../../core/message.ts";
+import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
 import {
   isBlank,
   isNonEmptyString,
@@ -7,7 +8,9 @@ import {
   MISSING_TOOL_RESULT,
   safeJson,
   safeString,
+  shown,
   textOf,
+  toolArgumentsTextOf,
 } from "../stored-history.ts";
 import {
   OPENAI_RESPONSES,
@@ -76,7 +79,7 @@ interface RequestIds {
  *   replay reordered reasoning against calls" sent all reasoning first).
  * - On any provenance mismatch the turn is rebuilt from `content` (an assistant message) and `toolCalls`
  *   (`function_call` items), and its reasoning is dropped — never sent to another provider or model, never
- *   demoted to text.
+ *   demoted to text (the rule of `native-replay.ts`, shared by every converter).
  * - Replayed items the API would reject are repaired: a reasoning item that cannot be resolved (no
  *   `encrypted_content` nor reasoning text with `store: false`, or a duplicate id) is left out and the items
  *   it led to lose their ids (they would name a reasoning item that is not there); a reasoning item with no
@@ -136,7 +139,7 @@ export function convertToOpenAIResponsesInput(
     }
     if (call === undefined) {
       warnings.push(
-        `${where}: tool result for ${safeJson(callId)} answers no call of the turn before it; sent as text`,
+        `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
       );
       const label = isError ? "error result" : "result";
       const text: OpenAIResponsesInputItem = {
@@ -202,7 +205,7 @@ export function convertToOpenAIResponsesInput(
         return;
       }
       default:
-        warnings.push(`messages[${index}]: unknown role ${safeJson(raw.role)}; left out`);
+        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
   flushPending();
@@ -216,28 +219,17 @@ function assistantTurn(
   warnings: string[],
   ids: RequestIds,
 ): AssistantTurn {
-  const native = isRecord(raw.native) ? raw.native : undefined;
-  if (native !== undefined && Array.isArray(native.blocks)) {
-    if (
-      native.protocol === OPENAI_RESPONSES &&
-      native.origin === target.origin &&
-      native.model === target.model
-    ) {
-      const replayed = replayNative(native.blocks, index, target, warnings, ids);
-      if (replayed.items.length > 0) return replayed;
-      warnings.push(
-        `messages[${index}]: nothing in native.blocks could be replayed; rebuilt from its text and tool calls`,
-      );
-    } else {
-      const reasoning = native.blocks.filter(isReasoningBlock).length;
-      const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
-      warnings.push(
-        `messages[${index}]: produced by ${safeString(native.protocol)}/${safeString(native.origin)}/${safeString(native.model)}, ` +
-          `sent to ${OPENAI_RESPONSES}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
-      );
-    }
-  }
-  return rebuildTurn(raw, index, native?.protocol === OPENAI_RESPONSES, warnings, ids);
+  return replayOrRebuild(
+    raw,
+    index,
+    { protocol: OPENAI_RESPONSES, origin: target.origin, model: target.model },
+    warnings,
+    {
+      replay: (blocks) => replayNative(blocks, index, target, warnings, ids),
+      rebuild: (sameProtocol) => rebuildTurn(raw, index, sameProtocol, warnings, ids),
+      isEmpty: (turn) => turn.items.length === 0,
+    },
+  );
 }
 
 /** A turn from its neutral fields: the text as an assistant message, then each call as a `function_call`. */
@@ -270,7 +262,7 @@ function rebuildTurn(
       type: "function_call",
       call_id: sent,
       name: call.name,
-      arguments: argumentsText(call, fromThisProtocol),
+      arguments: toolArgumentsTextOf(call, fromThisProtocol),
     });
     calls.push({ original, sent, kind: "function_call_output" });
   });
@@ -288,16 +280,15 @@ interface Entry {
 
 /** `native.blocks` as sent: verbatim and in order, minus what the API would reject. */
 function replayNative(
-  blocks: readonly unknown[],
+  blocks: readonly NativeBlock[],
   index: number,
   target: OpenAIResponsesReplayTarget,
   warnings: string[],
   ids: RequestIds,
 ): AssistantTurn {
   const entries: Entry[] = [];
-  blocks.forEach((block, position) => {
-    const where = `messages[${index}].native.blocks[${position}]`;
-    if (!isRecord(block) || typeof block.type !== "string") {
+  blocks.forEach(({ block, where }) => {
+    if (typeof block.type !== "string") {
       warnings.push(`${where}: not an output item; left out`);
       return;
     }
@@ -330,7 +321,7 @@ function replayNative(
         let repaired = item;
         if (typeof item[field] !== "string") {
           const text = item.type === "function_call" ? objectJson(item.arguments) : "";
-          warnings.push(`${where}: ${field} is not text; sent as ${JSON.stringify(text)}`);
+          warnings.push(`${where}: ${field} is not text; sent as ${shown(text)}`);
           repaired = { ...item, [field]: text };
         }
         entries.push({ item: repaired, reasoning: false, dropped: false });
@@ -429,19 +420,6 @@ function uniqueCallId(original: string, ids: RequestIds, where: string, warnings
   return sent;
 }
 
-function argumentsText(call: Record<string, unknown>, fromThisProtocol: boolean): string {
-  // The original text, when this protocol produced it: a truncated call is replayed as it was.
-  if (fromThisProtocol && typeof call.argumentsText === "string") return call.argumentsText;
-  if (typeof call.arguments === "string") return call.arguments;
-  if (isPlainObject(call.arguments)) {
-    // A value JSON cannot hold (a BigInt, a cycle) must not make replay throw.
-    const text = safeJson(call.arguments);
-    if (text !== undefined) return text;
-  }
-  if (typeof call.argumentsText === "string") return call.argumentsText;
-  return "{}";
-}
-
 function objectJson(value: unknown): string {
   if (isPlainObject(value)) return safeJson(value) ?? "{}";
   return "{}";
@@ -451,16 +429,5 @@ function hasReasoningText(item: Record<string, unknown>): boolean {
   return (
     Array.isArray(item.content) &&
     item.content.some((part) => isRecord(part) && typeof part.text === "string" && part.text !== "")
-  );
-}
-
-/** Reasoning of any protocol: Responses `reasoning` items, Anthropic thinking, Chat `reasoning_content`. */
-function isReasoningBlock(block: unknown): boolean {
-  if (!isRecord(block)) return false;
-  return (
-    block.type === "reasoning" ||
-    block.type === "thinking" ||
-    block.type === "redacted_thinking" ||
-    (typeof block.reasoning_content === "string" && block.reasoning_content !== "")
   );
 }
