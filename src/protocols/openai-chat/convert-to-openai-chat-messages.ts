@@ -1,6 +1,7 @@
 import type { MessageInput } from "../../core/message.ts";
 import { nativeProvenance } from "../native-replay.ts";
 import {
+  clipped,
   isRecord,
   MISSING_TOOL_RESULT,
   safeString,
@@ -56,7 +57,7 @@ export function convertToOpenAIChatMessages(
   const flushPending = () => {
     if (pending.length > 0) {
       warnings.push(
-        `tool call(s) ${pending.join(", ")} have no recorded result; answered with an error result`,
+        `tool call(s) ${pending.map(clipped).join(", ")} have no recorded result; answered with an error result`,
       );
       for (const id of pending)
         out.push({ role: "tool", tool_call_id: id, content: `Error: ${MISSING_TOOL_RESULT}` });
@@ -70,7 +71,7 @@ export function convertToOpenAIChatMessages(
     if (typeof callId === "string" && callId !== "" && pending.includes(callId)) id = callId;
     else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
       id = pending[0];
-      warnings.push(`${where}: tool result without a call id; bound to call ${id}`);
+      warnings.push(`${where}: tool result without a call id; bound to call ${clipped(id ?? "")}`);
     }
     if (id === undefined) {
       warnings.push(
@@ -163,13 +164,13 @@ function assistantMessage(
       return;
     }
     let id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${index}_${position}`;
-    if (id !== call.id) warnings.push(`${where}: tool call without an id; sent as ${id}`);
+    if (id !== call.id) warnings.push(`${where}: tool call without an id; sent as ${clipped(id)}`);
     if (seen.has(id)) {
       const base = id;
       id = `${base}_${position}`;
       // The suffixed id may itself be taken (`x`, `x_2`, `x` → not `x_2` twice).
       for (let n = 2; seen.has(id); n++) id = `${base}_${position}_${n}`;
-      warnings.push(`${where}: duplicate tool call id; sent as ${id}`);
+      warnings.push(`${where}: duplicate tool call id; sent as ${clipped(id)}`);
     }
     seen.add(id);
     toolCalls.push({

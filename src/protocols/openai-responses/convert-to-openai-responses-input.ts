@@ -1,6 +1,7 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
 import {
+  clipped,
   isBlank,
   isNonEmptyString,
   isPlainObject,
@@ -118,7 +119,7 @@ export function convertToOpenAIResponsesInput(
   const flushPending = () => {
     if (pending.length > 0) {
       warnings.push(
-        `tool call(s) ${pending.map((call) => call.sent).join(", ")} have no recorded result; answered with an error result`,
+        `tool call(s) ${pending.map((call) => clipped(call.sent)).join(", ")} have no recorded result; answered with an error result`,
       );
       for (const call of pending)
         input.push({ type: call.kind, call_id: call.sent, output: `Error: ${MISSING_TOOL_RESULT}` });
@@ -135,7 +136,7 @@ export function convertToOpenAIResponsesInput(
         pending.find((candidate) => candidate.sent === callId);
     } else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
       call = pending[0];
-      warnings.push(`${where}: tool result without a call id; bound to call ${call?.sent}`);
+      warnings.push(`${where}: tool result without a call id; bound to call ${clipped(call?.sent ?? "")}`);
     }
     if (call === undefined) {
       warnings.push(
@@ -300,7 +301,7 @@ function replayNative(
         if (duplicate || !resolvable) {
           warnings.push(
             duplicate
-              ? `${where}: reasoning item ${item.id} already sent in this request; left out`
+              ? `${where}: reasoning item ${clipped(safeString(item.id))} already sent in this request; left out`
               : `${where}: reasoning item without encrypted_content cannot be resolved with store: false; left out`,
           );
           entries.push({ item, reasoning: true, dropped: true });
@@ -348,7 +349,7 @@ function replayNative(
     if (isNonEmptyString(entry.item.id) && (unbound || ids.itemIds.has(entry.item.id))) {
       if (!unbound)
         warnings.push(
-          `messages[${index}]: item id ${entry.item.id} already sent in this request; id removed`,
+          `messages[${index}]: item id ${clipped(entry.item.id)} already sent in this request; id removed`,
         );
       const { id: _id, ...rest } = entry.item;
       entry.item = rest as OpenAIResponsesOutputItem;
@@ -365,7 +366,7 @@ function replayNative(
       if (next === undefined || next.reasoning) {
         // The API rejects a reasoning item "provided without its required following item".
         warnings.push(
-          `messages[${index}]: reasoning item ${safeString(entry.item.id)} has no item after it; left out`,
+          `messages[${index}]: reasoning item ${clipped(safeString(entry.item.id))} has no item after it; left out`,
         );
         return;
       }
@@ -415,7 +416,9 @@ function uniqueCallId(original: string, ids: RequestIds, where: string, warnings
   let sent = original;
   for (let n = 2; ids.callIds.has(sent); n++) sent = `${original}_${n}`;
   if (sent !== original)
-    warnings.push(`${where}: call id ${original} already used in this request; sent as ${sent}`);
+    warnings.push(
+      `${where}: call id ${clipped(original)} already used in this request; sent as ${clipped(sent)}`,
+    );
   ids.callIds.add(sent);
   return sent;
 }
