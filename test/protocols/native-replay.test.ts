@@ -276,39 +276,35 @@ describe("the rule through every converter", () => {
   });
 
   it("an exact match whose blocks were all left out is rebuilt from text and calls (Anthropic, Converse)", () => {
-    const anthropic = convertToAnthropicMessages(
+    /** A user turn, then an assistant turn whose exactly matching native holds only `block`. */
+    const onlyBlock = (protocol: string, origin: string, block: object) =>
       [
         { role: "user", content: "hi" },
-        assistant({
-          protocol: "anthropic-messages",
-          origin: "anthropic",
-          model: "c",
-          blocks: [{ type: "thinking" }],
-        }),
-      ] as never,
-      { model: "c", origin: "anthropic" },
+        assistant({ protocol, origin, model: "c", blocks: [block] }),
+      ] as never;
+    const rebuilt =
+      "messages[1]: nothing in native.blocks could be replayed; rebuilt from its text and tool calls";
+    const anthropic = convertToAnthropicMessages(
+      onlyBlock("anthropic-messages", "anthropic", { type: "thinking" }),
+      {
+        model: "c",
+        origin: "anthropic",
+      },
     );
     expect(anthropic.messages[1]).toEqual({ role: "assistant", content: [TEXT] });
     expect(anthropic.warnings).toEqual([
       "messages[1].native.blocks[0]: thinking block without its signature; left out",
-      "messages[1]: nothing in native.blocks could be replayed; rebuilt from its text and tool calls",
+      rebuilt,
     ]);
     const converse = convertToBedrockConverseMessages(
-      [
-        { role: "user", content: "hi" },
-        assistant({
-          protocol: "bedrock-converse",
-          origin: "bedrock",
-          model: "c",
-          blocks: [{ reasoningContent: {} }],
-        }),
-      ] as never,
+      onlyBlock("bedrock-converse", "bedrock", { reasoningContent: {} }),
       { model: "c", origin: "bedrock" },
     );
     expect(converse.messages[1]).toEqual({ role: "assistant", content: [{ text: "Answer." }] });
-    expect(converse.warnings[1]).toBe(
-      "messages[1]: nothing in native.blocks could be replayed; rebuilt from its text and tool calls",
-    );
+    expect(converse.warnings).toEqual([
+      "messages[1].native.blocks[0]: reasoning block with neither text nor redactedContent; left out",
+      rebuilt,
+    ]);
   });
 });
 

@@ -345,17 +345,6 @@ const messageArb: fc.Arbitrary<unknown> = fc.oneof(
       ),
     ),
   },
-  // A turn calling tools the history never answers, or answers twice.
-  {
-    weight: 2,
-    arbitrary: fc.record({
-      role: fc.constant("assistant"),
-      toolCalls: fc.array(
-        fc.record({ id: fc.constantFrom("c1", "c2"), name: fc.constant("search"), arguments: jsonObject }),
-        { minLength: 1, maxLength: 3 },
-      ),
-    }),
-  },
   { weight: 1, arbitrary: junk },
 );
 
