@@ -7,6 +7,30 @@
  */
 import { parseToolArguments } from "../core/collect-stream.ts";
 
+/** The roles a stored message may have; a record with any other is left out. */
+export type StoredRole = "system" | "user" | "assistant" | "tool";
+
+const ROLES: ReadonlySet<unknown> = new Set<StoredRole>(["system", "user", "assistant", "tool"]);
+
+/**
+ * Calls `visit` for each message of a stored history, in order, with its role and index. What cannot be
+ * converted is left out with a warning: an entry that is not an object, a role that is none of
+ * {@link StoredRole}; a history that is not an array has no messages. Never throws unless `visit` does.
+ */
+export function forEachStoredMessage(
+  messages: unknown,
+  warnings: string[],
+  visit: (message: Record<string, unknown>, role: StoredRole, index: number) => void,
+): void {
+  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
+  list.forEach((raw, index) => {
+    if (!isRecord(raw)) warnings.push(`messages[${index}]: not a message object; left out`);
+    else if (!ROLES.has(raw.role))
+      warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
+    else visit(raw, raw.role as StoredRole, index);
+  });
+}
+
 /** What a tool call that has no recorded result gets, so the request stays valid. */
 export const MISSING_TOOL_RESULT = "No result was recorded for this tool call.";
 

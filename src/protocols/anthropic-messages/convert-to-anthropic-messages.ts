@@ -1,16 +1,15 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
+  forEachStoredMessage,
   isBlank,
   isNonEmptyString,
   isPlainObject,
-  isRecord,
   MISSING_TOOL_RESULT,
   safeString,
-  shown,
   textOf,
-  toolArgumentsOf,
 } from "../stored-history.ts";
 import {
   ANTHROPIC_MESSAGES,
@@ -63,14 +62,9 @@ export function convertToAnthropicMessages(
   const warnings: string[] = [];
   const system: AnthropicTextBlock[] = [];
   const turns: AnthropicMessageParam[] = [];
-  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
 
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
-    switch (raw.role) {
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
+    switch (role) {
       case "system": {
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) system.push({ type: "text", text });
@@ -78,37 +72,15 @@ export function convertToAnthropicMessages(
       }
       case "user":
       case "tool":
-        turns.push({ role: "user", content: userBlocks(raw, index, warnings) });
+        turns.push({ role: "user", content: userBlocksOf(raw, index, ANTHROPIC_NEUTRAL, warnings) });
         return;
       case "assistant":
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, warnings) });
         return;
-      default:
-        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
 
   return { system, messages: repairTurns(turns, ANTHROPIC_BLOCKS, warnings), warnings };
-}
-
-function userBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): AnthropicBlock[] {
-  const blocks: AnthropicBlock[] = [];
-  const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-  results.forEach((result: unknown, position) => {
-    const where = `messages[${index}].toolResults[${position}]`;
-    if (!isRecord(result) || !isNonEmptyString(result.callId)) {
-      const content = isRecord(result) ? textOf(result.content, index, warnings) : "";
-      warnings.push(`${where}: tool result without a call id; sent as text`);
-      if (!isBlank(content)) blocks.push({ type: "text", text: content });
-      return;
-    }
-    blocks.push(
-      toolResultBlock(result.callId, textOf(result.content, index, warnings), result.isError === true),
-    );
-  });
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ type: "text", text });
-  return blocks;
 }
 
 function assistantBlocks(
@@ -124,32 +96,10 @@ function assistantBlocks(
     warnings,
     {
       replay: (blocks) => replayNative(blocks, warnings),
-      rebuild: () => rebuildBlocks(raw, index, warnings),
+      rebuild: () => assistantBlocksOf(raw, index, ANTHROPIC_NEUTRAL, warnings),
       isEmpty: (blocks) => blocks.length === 0,
     },
   );
-}
-
-/** A turn from its neutral fields: its text, then each tool call as a `tool_use` block. */
-function rebuildBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): AnthropicBlock[] {
-  const blocks: AnthropicBlock[] = [];
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ type: "text", text });
-  const calls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
-  calls.forEach((call: unknown, position) => {
-    const where = `messages[${index}].toolCalls[${position}]`;
-    if (!isRecord(call) || !isNonEmptyString(call.id) || !isNonEmptyString(call.name)) {
-      warnings.push(`${where}: tool call without an id or a name; left out`);
-      return;
-    }
-    blocks.push({
-      type: "tool_use",
-      id: call.id,
-      name: call.name,
-      input: toolArgumentsOf(call, where, warnings),
-    });
-  });
-  return blocks;
 }
 
 /** `native.blocks` as sent: verbatim and in order, minus what the API would reject. */
@@ -218,6 +168,13 @@ function orphanText(block: AnthropicBlock): string {
   const label = block.is_error === true ? "error result" : "result";
   return `[tool ${label} for call ${safeString(block.tool_use_id)}]${content ? `\n${content}` : ""}`;
 }
+
+/** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */
+const ANTHROPIC_NEUTRAL: NeutralBlockWriter<AnthropicBlock> = {
+  text: (text) => ({ type: "text", text }),
+  toolCall: (id, name, input) => ({ type: "tool_use", id, name, input }),
+  toolResult: toolResultBlock,
+};
 
 /** Anthropic blocks, for {@link repairTurns}: `tool_use` ids are unbounded in length. */
 const ANTHROPIC_BLOCKS: TurnBlocks<AnthropicBlock> = {

@@ -1,16 +1,16 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
+  forEachStoredMessage,
   isBlank,
   isNonEmptyString,
   isPlainObject,
   isRecord,
   MISSING_TOOL_RESULT,
   safeString,
-  shown,
   textOf,
-  toolArgumentsOf,
 } from "../stored-history.ts";
 import {
   BEDROCK_CONVERSE,
@@ -91,14 +91,9 @@ export function convertToBedrockConverseMessages(
   const { warnings } = context;
   const system: { text: string }[] = [];
   const turns: ConverseMessage[] = [];
-  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
 
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
-    switch (raw.role) {
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
+    switch (role) {
       case "system": {
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) system.push({ text });
@@ -106,13 +101,11 @@ export function convertToBedrockConverseMessages(
       }
       case "user":
       case "tool":
-        turns.push({ role: "user", content: userBlocks(raw, index, context) });
+        turns.push({ role: "user", content: userBlocksOf(raw, index, converseNeutral(context), warnings) });
         return;
       case "assistant":
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, context) });
         return;
-      default:
-        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
 
@@ -145,32 +138,6 @@ interface Context {
   requireSignedReasoning: boolean;
 }
 
-function userBlocks(raw: Record<string, unknown>, index: number, context: Context): ConverseBlock[] {
-  const { warnings } = context;
-  const blocks: ConverseBlock[] = [];
-  const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-  results.forEach((result: unknown, position) => {
-    const where = `messages[${index}].toolResults[${position}]`;
-    if (!isRecord(result) || !isNonEmptyString(result.callId)) {
-      const content = isRecord(result) ? textOf(result.content, index, warnings) : "";
-      warnings.push(`${where}: tool result without a call id; sent as text`);
-      if (!isBlank(content)) blocks.push({ text: content });
-      return;
-    }
-    blocks.push(
-      toolResultBlock(
-        result.callId,
-        textOf(result.content, index, warnings),
-        result.isError === true,
-        context,
-      ),
-    );
-  });
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ text });
-  return blocks;
-}
-
 function assistantBlocks(
   raw: Record<string, unknown>,
   index: number,
@@ -184,29 +151,10 @@ function assistantBlocks(
     context.warnings,
     {
       replay: (blocks) => replayNative(blocks, context),
-      rebuild: () => rebuildBlocks(raw, index, context.warnings),
+      rebuild: () => assistantBlocksOf(raw, index, converseNeutral(context), context.warnings),
       isEmpty: (blocks) => blocks.length === 0,
     },
   );
-}
-
-/** A turn from its neutral fields: its text, then each tool call as a `toolUse` block. */
-function rebuildBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): ConverseBlock[] {
-  const blocks: ConverseBlock[] = [];
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ text });
-  const calls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
-  calls.forEach((call: unknown, position) => {
-    const where = `messages[${index}].toolCalls[${position}]`;
-    if (!isRecord(call) || !isNonEmptyString(call.id) || !isNonEmptyString(call.name)) {
-      warnings.push(`${where}: tool call without an id or a name; left out`);
-      return;
-    }
-    blocks.push({
-      toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsOf(call, where, warnings) },
-    });
-  });
-  return blocks;
 }
 
 /** `native.blocks` as sent: verbatim and in order, minus what Converse would reject. */
@@ -268,6 +216,15 @@ function toolResultBlock(callId: string, content: string, isError: boolean, cont
   const result: ConverseToolResult = { toolUseId: callId, content: [{ text }] };
   if (isError && context.toolResultStatus) result.status = "error";
   return { toolResult: result };
+}
+
+/** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */
+function converseNeutral(context: Context): NeutralBlockWriter<ConverseBlock> {
+  return {
+    text: (text) => ({ text }),
+    toolCall: (toolUseId, name, input) => ({ toolUse: { toolUseId, name, input } }),
+    toolResult: (callId, content, isError) => toolResultBlock(callId, content, isError, context),
+  };
 }
 
 /** A `toolUse` the caller must answer (not one the service ran itself, such as a code interpreter). */
