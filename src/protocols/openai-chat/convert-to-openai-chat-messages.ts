@@ -1,11 +1,11 @@
 import type { MessageInput } from "../../core/message.ts";
 import { nativeProvenance } from "../native-replay.ts";
+import { type PendingCall, PendingResults } from "../pending-results.ts";
 import {
   clipped,
+  forEachStoredMessage,
   isRecord,
   MISSING_TOOL_RESULT,
-  safeString,
-  shown,
   textOf,
   toolArgumentsTextOf,
 } from "../stored-history.ts";
@@ -46,98 +46,42 @@ export function convertToOpenAIChatMessages(
 ): { messages: OpenAIChatMessageParam[]; warnings: string[] } {
   const warnings: string[] = [];
   const out: OpenAIChatMessageParam[] = [];
-  /** Ids of the last assistant turn's calls not yet answered, in order. */
-  let pending: string[] = [];
-  /**
-   * Results answering no call, as user text, held while calls are still unanswered: text would end the run
-   * of tool messages, and the calls' real results may still follow.
-   */
-  let orphans: OpenAIChatMessageParam[] = [];
+  const results = new PendingResults<PendingCall, OpenAIChatMessageParam>(
+    out,
+    {
+      output: (call, output) => ({ role: "tool", tool_call_id: call.sent, content: output }),
+      text: (text) => ({ role: "user", content: text }),
+    },
+    warnings,
+  );
 
-  const flushPending = () => {
-    if (pending.length > 0) {
-      warnings.push(
-        `tool call(s) ${pending.map(clipped).join(", ")} have no recorded result; answered with an error result`,
-      );
-      for (const id of pending)
-        out.push({ role: "tool", tool_call_id: id, content: `Error: ${MISSING_TOOL_RESULT}` });
-      pending = [];
-    }
-    out.push(...orphans);
-    orphans = [];
-  };
-  const answer = (callId: unknown, content: string, isError: boolean, where: string) => {
-    let id: string | undefined;
-    if (typeof callId === "string" && callId !== "" && pending.includes(callId)) id = callId;
-    else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
-      id = pending[0];
-      warnings.push(`${where}: tool result without a call id; bound to call ${clipped(id ?? "")}`);
-    }
-    if (id === undefined) {
-      warnings.push(
-        `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
-      );
-      const label = isError ? "error result" : "result";
-      const text: OpenAIChatMessageParam = {
-        role: "user",
-        content: `[tool ${label} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`,
-      };
-      if (pending.length > 0) orphans.push(text);
-      else out.push(text);
-      return;
-    }
-    pending = pending.filter((pendingId) => pendingId !== id);
-    out.push({
-      role: "tool",
-      tool_call_id: id,
-      content: isError && !/^error\b/i.test(content) ? `Error: ${content}` : content,
-    });
-    // The run of tool messages is complete: held texts go out now, in the order they came.
-    if (pending.length === 0) flushPending();
-  };
-
-  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
     const text = textOf(raw.content, index, warnings);
-    switch (raw.role) {
+    switch (role) {
       case "system":
-        flushPending();
+        results.flush();
         if (text.trim() !== "") out.push({ role: "system", content: text });
         return;
       case "user":
-      case "tool": {
-        const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-        results.forEach((result: unknown, position) => {
-          const where = `messages[${index}].toolResults[${position}]`;
-          if (!isRecord(result)) {
-            warnings.push(`${where}: not a tool result; left out`);
-            return;
-          }
-          answer(result.callId, textOf(result.content, index, warnings), result.isError === true, where);
-        });
+      case "tool":
+        results.answerAll(raw.toolResults, index);
         if (text.trim() !== "") {
-          flushPending();
+          results.flush();
           out.push({ role: "user", content: text });
         }
         return;
-      }
       case "assistant": {
-        flushPending();
+        results.flush();
         const assistant = assistantMessage(raw, index, target, text, warnings);
         if (!assistant) return;
         out.push(assistant);
-        pending = (assistant.tool_calls ?? []).map((call) => call.id);
+        // Results name the ids sent: a call's id is only rewritten when it had none or repeated one.
+        results.open((assistant.tool_calls ?? []).map((call) => ({ original: call.id, sent: call.id })));
         return;
       }
-      default:
-        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
-  flushPending();
+  results.flush();
   return { messages: out, warnings };
 }
 

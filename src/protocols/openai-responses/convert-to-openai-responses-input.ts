@@ -1,7 +1,9 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { PendingResults, type PendingCall as PendingResultsCall } from "../pending-results.ts";
 import {
   clipped,
+  forEachStoredMessage,
   isBlank,
   isNonEmptyString,
   isPlainObject,
@@ -48,12 +50,8 @@ export interface ConvertedOpenAIResponsesInput {
   warnings: string[];
 }
 
-/** A call of the turn before, waiting for its result. */
-interface PendingCall {
-  /** The id the neutral history uses (what results name). */
-  original: string;
-  /** The `call_id` sent (differs when the original was taken or missing). */
-  sent: string;
+/** A call of the turn before, waiting for its result, and the kind of output item that answers it. */
+interface PendingCall extends PendingResultsCall {
   kind: OpenAIResponsesCallOutputItem["type"];
 }
 
@@ -99,9 +97,14 @@ export function convertToOpenAIResponsesInput(
   const system: string[] = [];
   const input: OpenAIResponsesInputItem[] = [];
   const ids: RequestIds = { callIds: new Set(), itemIds: new Set() };
-  let pending: PendingCall[] = [];
-  /** Results answering no call, as user text, held while calls are still unanswered. */
-  let orphans: OpenAIResponsesInputItem[] = [];
+  const results = new PendingResults<PendingCall, OpenAIResponsesInputItem>(
+    input,
+    {
+      output: (call, output) => ({ type: call.kind, call_id: call.sent, output }),
+      text: (text) => ({ role: "user", content: text }),
+    },
+    warnings,
+  );
   const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
 
   // With previous_response_id the server holds everything through the last assistant turn.
@@ -116,58 +119,8 @@ export function convertToOpenAIResponsesInput(
     }
   }
 
-  const flushPending = () => {
-    if (pending.length > 0) {
-      warnings.push(
-        `tool call(s) ${pending.map((call) => clipped(call.sent)).join(", ")} have no recorded result; answered with an error result`,
-      );
-      for (const call of pending)
-        input.push({ type: call.kind, call_id: call.sent, output: `Error: ${MISSING_TOOL_RESULT}` });
-      pending = [];
-    }
-    input.push(...orphans);
-    orphans = [];
-  };
-  const answer = (callId: unknown, content: string, isError: boolean, where: string) => {
-    let call: PendingCall | undefined;
-    if (isNonEmptyString(callId)) {
-      call =
-        pending.find((candidate) => candidate.original === callId) ??
-        pending.find((candidate) => candidate.sent === callId);
-    } else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
-      call = pending[0];
-      warnings.push(`${where}: tool result without a call id; bound to call ${clipped(call?.sent ?? "")}`);
-    }
-    if (call === undefined) {
-      warnings.push(
-        `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
-      );
-      const label = isError ? "error result" : "result";
-      const text: OpenAIResponsesInputItem = {
-        role: "user",
-        content: `[tool ${label} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`,
-      };
-      if (pending.length > 0) orphans.push(text);
-      else input.push(text);
-      return;
-    }
-    const answered = call;
-    pending = pending.filter((candidate) => candidate !== answered);
-    input.push({
-      type: answered.kind,
-      call_id: answered.sent,
-      output: isError && !/^error\b/i.test(content) ? `Error: ${content}` : content,
-    });
-    // The turn's calls are all answered: held texts go out now, in the order they came.
-    if (pending.length === 0) flushPending();
-  };
-
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
-    switch (raw.role) {
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
+    switch (role) {
       case "system": {
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) system.push(text);
@@ -176,40 +129,30 @@ export function convertToOpenAIResponsesInput(
       case "user":
       case "tool": {
         if (index <= heldByServer) return;
-        const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-        results.forEach((result: unknown, position) => {
-          const where = `messages[${index}].toolResults[${position}]`;
-          if (!isRecord(result)) {
-            warnings.push(`${where}: not a tool result; left out`);
-            return;
-          }
-          answer(result.callId, textOf(result.content, index, warnings), result.isError === true, where);
-        });
+        results.answerAll(raw.toolResults, index);
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) {
-          flushPending();
+          results.flush();
           input.push({ role: "user", content: text });
         }
         return;
       }
       case "assistant": {
         if (index < heldByServer) return;
-        flushPending();
+        results.flush();
         if (index === heldByServer) {
           // The server has this turn's items; only its calls matter here, for the results that follow.
-          pending = heldCalls(raw);
+          results.open(heldCalls(raw));
           return;
         }
         const turn = assistantTurn(raw, index, target, warnings, ids);
         input.push(...turn.items);
-        pending = turn.calls;
+        results.open(turn.calls);
         return;
       }
-      default:
-        warnings.push(`messages[${index}]: unknown role ${shown(raw.role)}; left out`);
     }
   });
-  flushPending();
+  results.flush();
   return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input, warnings };
 }
 
