@@ -57,7 +57,8 @@ function chatProfile(kind: string, echoReasoning: boolean): OpenAIChatEndpointPr
     reasoningEffort: false,
     parallelToolCalls: false,
     echoReasoning,
-  } as OpenAIChatEndpointProfile;
+    openaiModelRules: false,
+  };
 }
 
 // ---------------------------------------------------------------------------------------------------
