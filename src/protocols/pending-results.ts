@@ -14,7 +14,7 @@ import {
   isNonEmptyString,
   isRecord,
   MISSING_TOOL_RESULT,
-  safeString,
+  orphanResultText,
   shown,
   textOf,
 } from "./stored-history.ts";
@@ -117,10 +117,7 @@ export class PendingResults<C extends PendingCall, Item> {
       this.#warnings.push(
         `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
       );
-      const label = isError ? "error result" : "result";
-      const text = this.#items.text(
-        `[tool ${label} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`,
-      );
+      const text = this.#items.text(orphanResultText(callId, content, isError));
       if (pending.length > 0) this.#orphans.push(text);
       else this.#out.push(text);
       return;

@@ -48,6 +48,14 @@ export function textOf(value: unknown, index: number, warnings: string[]): strin
   return "";
 }
 
+/**
+ * The text a tool result that answers no call is sent as (every API rejects a result naming no call of the
+ * turn before it, so it goes as text): `[tool result for call <id>]`, then its content.
+ */
+export function orphanResultText(callId: unknown, content: string, isError: boolean): string {
+  return `[tool ${isError ? "error result" : "result"} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`;
+}
+
 /** Empty or whitespace only: the providers reject such text blocks. */
 export function isBlank(text: string): boolean {
   return text.trim() === "";

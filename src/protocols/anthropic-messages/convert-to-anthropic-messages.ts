@@ -8,6 +8,7 @@ import {
   isNonEmptyString,
   isPlainObject,
   MISSING_TOOL_RESULT,
+  orphanResultText,
   safeString,
   textOf,
 } from "../stored-history.ts";
@@ -165,8 +166,7 @@ function toolResultBlock(callId: string, content: string, isError: boolean): Ant
 
 function orphanText(block: AnthropicBlock): string {
   const content = typeof block.content === "string" ? block.content : "";
-  const label = block.is_error === true ? "error result" : "result";
-  return `[tool ${label} for call ${safeString(block.tool_use_id)}]${content ? `\n${content}` : ""}`;
+  return orphanResultText(block.tool_use_id, content, block.is_error === true);
 }
 
 /** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */

@@ -9,6 +9,7 @@ import {
   isPlainObject,
   isRecord,
   MISSING_TOOL_RESULT,
+  orphanResultText,
   safeString,
   textOf,
 } from "../stored-history.ts";
@@ -242,9 +243,7 @@ function orphanText(result: ConverseToolResult): string {
   const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
     isRecord(item) && typeof item.text === "string" ? [item.text] : [],
   );
-  const content = texts.join("\n");
-  const label = result.status === "error" ? "error result" : "result";
-  return `[tool ${label} for call ${safeString(result.toolUseId)}]${content ? `\n${content}` : ""}`;
+  return orphanResultText(result.toolUseId, texts.join("\n"), result.status === "error");
 }
 
 /**
