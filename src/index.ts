@@ -30,12 +30,7 @@ export {
   type ToolChoice,
   ToolChoiceSchema,
 } from "./core/call-options.ts";
-export {
-  collectStream,
-  parseToolArguments,
-  StreamAccumulator,
-  type StreamSource,
-} from "./core/collect-stream.ts";
+export { collectStream, parseToolArguments, StreamAccumulator } from "./core/collect-stream.ts";
 export {
   type Message,
   type MessageInput,
@@ -88,6 +83,7 @@ export {
   type ToolCallStartEvent,
   type UsageEvent,
 } from "./core/stream-event.ts";
+export { holdUntilContent, requireDone, type StreamSource } from "./core/stream-guards.ts";
 export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./core/tool-spec.ts";
 export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
 export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";

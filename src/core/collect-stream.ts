@@ -5,23 +5,22 @@
  * @module
  */
 import type { Message, ToolCall } from "./message.ts";
-import { ProviderError } from "./provider-error.ts";
 import type { Response, StopReason } from "./response.ts";
 import type { StreamEvent } from "./stream-event.ts";
+import { requireDone, type StreamSource } from "./stream-guards.ts";
 import type { Usage } from "./usage.ts";
 
-/** Who produced a stream, for the error raised when it ends without `done`. */
-export interface StreamSource {
-  provider: string;
-  model: string;
-}
+export type { StreamSource };
+
+/** Who a stream is attributed to when {@link collectStream} is not told. */
+const UNKNOWN_SOURCE: StreamSource = { provider: "unknown", model: "unknown" };
 
 /**
  * Consumes a stream and returns its final `Response`, the same value `complete()` returns for the same
  * output. `onEvent` sees every event first (to print text as it arrives, say).
  *
- * A stream that ends without its `done` event is a `ProviderError` of kind `truncated` — never a silent
- * success with half a message.
+ * A stream that ends without its `done` event is a `ProviderError` of kind `truncated` (see
+ * {@link requireDone}; `source` names who produced it) — never a silent success with half a message.
  *
  * @example
  * ```ts
@@ -34,19 +33,12 @@ export async function collectStream(
   events: AsyncIterable<StreamEvent>,
   options: { onEvent?: (event: StreamEvent) => void; source?: StreamSource } = {},
 ): Promise<Response> {
-  let seenOutput = false;
-  for await (const event of events) {
+  for await (const event of requireDone(events, options.source ?? UNKNOWN_SOURCE)) {
     options.onEvent?.(event);
     if (event.type === "done") return event.response;
-    seenOutput = true;
   }
-  throw new ProviderError({
-    kind: "truncated",
-    message: "stream ended without its final `done` event",
-    provider: options.source?.provider ?? "unknown",
-    model: options.source?.model ?? "unknown",
-    partialOutput: seenOutput,
-  });
+  // Unreachable: requireDone ends after `done` or throws.
+  throw new Error("collectStream: the stream ended without done");
 }
 
 /**

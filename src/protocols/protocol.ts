@@ -18,6 +18,7 @@ import type { Response, StopReason } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import type { ToolSpec } from "../core/tool-spec.ts";
 import type { Usage } from "../core/usage.ts";
+import type { NativeTarget } from "./native-replay.ts";
 
 /**
  * The neutral call every request is built from. A protocol's own request input extends it with where the
@@ -43,13 +44,11 @@ export interface ProtocolContext {
   warnings?: readonly string[] | undefined;
 }
 
-/** The endpoint and model a request goes to, as the provenance check compares them with `native`. */
-export interface NativeTarget {
-  /** `native.origin`: which endpoint kind (`"anthropic"`, `"bedrock"`, `"openai"`, a server's host or kind). */
-  origin: string;
-  /** `native.model`: the model id as the request names it. */
-  model: string;
-}
+/**
+ * The endpoint and model a request goes to, as the provenance rule compares them with `native.origin` and
+ * `native.model` (`NativeTarget` of `native-replay.ts`, the protocol being the object's own `name`).
+ */
+export type ReplayTarget = Omit<NativeTarget, "protocol">;
 
 /** What a protocol makes of an error answer: kind, message and codes. */
 export interface ErrorBodyInfo {
@@ -133,7 +132,8 @@ export interface ProtocolWire {
  * - **`mapStopReason`** is total: a missing reason is `"stop"`, one it does not know is `"other"`.
  * - **`replaysNative`** is the provenance rule, and the only one `buildRequest` applies: `native` replays
  *   verbatim exactly when it is an object with a `blocks` array whose `protocol` is `name` and whose
- *   `origin` and `model` equal the target's (`replaysNative` in `replays-native.ts`).
+ *   `origin` and `model` equal the target's — `nativeProvenance` of `native-replay.ts`, which every
+ *   converter calls, seen as a yes or no (`replaysNative` in `replays-native.ts`).
  *
  * @example
  * ```ts
@@ -167,5 +167,5 @@ export interface Protocol<W extends ProtocolWire = ProtocolWire> {
   /** The wire's stop reason → neutral stop reason. */
   mapStopReason(...raw: W["stopReason"]): StopReason;
   /** Whether a message's `native` replays verbatim to `target` under this protocol. */
-  replaysNative(native: unknown, target: NativeTarget): boolean;
+  replaysNative(native: unknown, target: ReplayTarget): boolean;
 }

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { clipped } from "./stored-history.ts";
 
 /** A turn of the request: Anthropic's `messages[]` and Converse's alike. */
 export interface Turn<B> {
@@ -99,7 +100,7 @@ function normalizeToolIds<B extends object>(
       const original = blocks.callId(block);
       if (original === undefined) return [block];
       if (sent.has(original)) {
-        warnings.push(`tool call id ${original} repeated within one turn; the later call left out`);
+        warnings.push(`tool call id ${clipped(original)} repeated within one turn; the later call left out`);
         return [];
       }
       // Only `[a-zA-Z0-9_-]`, at most `maxIdLength` long: ids from other providers may not be.
@@ -111,7 +112,7 @@ function normalizeToolIds<B extends object>(
       used.add(id);
       sent.set(original, id);
       if (id === original) return [block];
-      warnings.push(`tool call id ${original} is invalid or already used; sent as ${id}`);
+      warnings.push(`tool call id ${clipped(original)} is invalid or already used; sent as ${clipped(id)}`);
       return [blocks.withCallId(block, id)];
     });
     const next = turns[position + 1];
@@ -138,7 +139,7 @@ function pairToolResults<B extends object>(
       const id = blocks.resultId(block);
       if (id === undefined || open.delete(id)) return block;
       warnings.push(
-        `tool result for call ${id} has no matching tool call in the turn before it; sent as text`,
+        `tool result for call ${clipped(id)} has no matching tool call in the turn before it; sent as text`,
       );
       return blocks.orphanToText(block);
     });
@@ -158,7 +159,7 @@ function pairToolResults<B extends object>(
     const missing = ids.filter((id) => !answered.has(id));
     if (missing.length === 0) continue;
     warnings.push(
-      `tool call(s) ${missing.join(", ")} have no recorded result; answered with an error result`,
+      `tool call(s) ${missing.map(clipped).join(", ")} have no recorded result; answered with an error result`,
     );
     next.content = [...missing.map((id) => blocks.missingResult(id)), ...next.content];
   }

@@ -1,24 +1,17 @@
-import type { NativeTarget } from "./protocol.ts";
+import { nativeProvenance } from "./native-replay.ts";
+import type { ReplayTarget } from "./protocol.ts";
 
 /**
- * The provenance check, written once: `native` replays verbatim to `target` over `protocol` exactly when
- * it is an object with a `blocks` array, produced by that protocol (`native.protocol`), at that endpoint
- * kind (`native.origin`) and by that model (`native.model`) — each compared exactly. Anything else (a
- * foreign protocol, another origin such as the same Claude model on Bedrock, another model, a record
- * without blocks) is rebuilt from the neutral fields.
+ * The provenance rule as a yes or no: whether `native` replays verbatim to `target` over `protocol` — an
+ * object with a `blocks` array, produced by that protocol, at that endpoint kind and by that model, each
+ * compared exactly. It asks `nativeProvenance`, the rule every history converter applies, so a protocol
+ * object's `replaysNative` and its `buildRequest` cannot disagree. Never throws.
  *
  * @example
  * ```ts
  * replaysNative("anthropic-messages", message.native, { origin: "anthropic", model: "claude-sonnet-4-6" });
  * ```
  */
-export function replaysNative(protocol: string, native: unknown, target: NativeTarget): boolean {
-  // Optional chaining reads nothing off null or undefined; any other non-object has no such fields.
-  const record = native as { protocol?: unknown; origin?: unknown; model?: unknown; blocks?: unknown } | null;
-  return (
-    record?.protocol === protocol &&
-    record.origin === target.origin &&
-    record.model === target.model &&
-    Array.isArray(record.blocks)
-  );
+export function replaysNative(protocol: string, native: unknown, target: ReplayTarget): boolean {
+  return nativeProvenance({ native }, 0, { protocol, ...target }, []).replay !== undefined;
 }

@@ -9,7 +9,8 @@ import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError, type ProviderErrorJSON, type ProviderErrorKind } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
-import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import { holdUntilContent } from "../core/stream-guards.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { chainFailures, type FallbackFailure } from "./chain-failures.ts";
@@ -89,7 +90,8 @@ const DEFAULT_TRIGGERS: readonly FallbackTrigger[] = ["retryable"];
  * - Aborts never fall through.
  * - Streaming falls through only before the first content event (text, reasoning, tool call) has reached
  *   the caller; `usage` events are held back until then. Once output has gone out, an error is raised with
- *   `partialOutput: true` — never a silent switch that would duplicate text.
+ *   `partialOutput: true` — never a silent switch that would duplicate text (the rule of
+ *   `holdUntilContent`, shared with `retry()` and the Worker's pools).
  * - The response is stamped with `servedBy`: the serving entry's index, provider and model, and the
  *   failures before it (`ProviderError.toJSON()` data plus `index`). Nested chains: the outer stamp wins.
  * - With `cooldown`, a member whose errors keep falling through is skipped for `cooldown.ms`. A barrier is
@@ -182,10 +184,11 @@ export function fallback(entries: readonly FallbackEntry[], options: FallbackOpt
     };
   };
 
-  const raise = (error: unknown, failures: readonly FallbackFailure[]): never => {
+  /** `error`, with the chain's failures before it attached (read by telemetry), ready to throw. */
+  const withFailures = (error: unknown, failures: readonly FallbackFailure[]): unknown => {
     if (typeof error === "object" && error !== null && failures.length > 0)
       chainFailures.set(error, failures);
-    throw error;
+    return error;
   };
 
   return {
@@ -205,7 +208,8 @@ export function fallback(entries: readonly FallbackEntry[], options: FallbackOpt
           const response = await chain[index]!.provider.complete(messages, tools, callOptions);
           return stamp(response, index, failures);
         } catch (error) {
-          if (!(await fallsThrough(index, error, callOptions.signal, failures))) raise(error, failures);
+          if (!(await fallsThrough(index, error, callOptions.signal, failures)))
+            throw withFailures(error, failures);
         }
       }
       // Unreachable: the last entry is never skipped and never falls through.
@@ -221,42 +225,27 @@ export function fallback(entries: readonly FallbackEntry[], options: FallbackOpt
       for (let index = 0; index < chain.length; index++) {
         if (await skip(index)) continue;
         const { provider } = chain[index]!;
-        // Usage seen before the first content event: released with it, dropped if this entry fails.
-        const held: StreamEvent[] = [];
-        let outputSent = false;
+        let events: AsyncIterableIterator<StreamEvent>;
         try {
-          for await (const event of provider.stream(messages, tools, callOptions)) {
-            if (event.type === "done") {
-              yield* held;
-              yield { type: "done", response: stamp(event.response, index, failures) };
-              return;
-            }
-            if (!outputSent) {
-              if (!isContentEvent(event)) {
-                held.push(event);
-                continue;
-              }
-              outputSent = true;
-              yield* held;
-              held.length = 0;
-            }
-            yield event;
-          }
-          throw new ProviderError({
-            kind: "truncated",
-            message: "stream ended without its final `done` event",
+          // Usage before the first content event is held: released with it, dropped if this entry fails.
+          events = await holdUntilContent(() => provider.stream(messages, tools, callOptions), {
             provider: provider.name,
             model: provider.model,
-            partialOutput: outputSent,
           });
         } catch (error) {
-          if (outputSent) {
-            // Output reached the caller: switching now would duplicate it. Raise, flagged as partial.
-            const partial =
-              ProviderError.is(error) && !error.partialOutput ? error.with({ partialOutput: true }) : error;
-            raise(partial, failures);
+          if (await fallsThrough(index, error, callOptions.signal, failures)) continue;
+          throw withFailures(error, failures);
+        }
+        try {
+          for await (const event of events) {
+            yield event.type === "done"
+              ? { type: "done", response: stamp(event.response, index, failures) }
+              : event;
           }
-          if (!(await fallsThrough(index, error, callOptions.signal, failures))) raise(error, failures);
+          return;
+        } catch (error) {
+          // Output reached the caller (the error says `partialOutput`): switching now would duplicate it.
+          throw withFailures(error, failures);
         }
       }
       throw new Error("fallback: no entry answered");

@@ -9,7 +9,8 @@ import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
-import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import { holdUntilContent } from "../core/stream-guards.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { abortedError } from "./aborted-error.ts";
@@ -55,7 +56,8 @@ export interface RetryOptions {
  *   at least the error's `retryAfterMs` (from `retry-after`, `retry-after-ms`, …) when it has one.
  * - An abort stops it, also during a wait (the wait ends at once with an `aborted` error).
  * - A stream is retried only before its first content event: `usage` events are held until then, and an
- *   error after output has reached the caller is raised with `partialOutput: true`.
+ *   error after output has reached the caller is raised with `partialOutput: true` (both by
+ *   `holdUntilContent`, like every other stream wrapper).
  *
  * `name`, `model` and `protocol` are the wrapped provider's.
  *
@@ -129,41 +131,22 @@ export function retry(provider: Provider, options: RetryOptions = {}): Provider 
     ): AsyncGenerator<StreamEvent, void, undefined> {
       const started = now();
       for (let attempt = 1; ; attempt++) {
-        const held: StreamEvent[] = [];
-        let outputSent = false;
+        let events: AsyncIterableIterator<StreamEvent>;
         try {
-          for await (const event of provider.stream(messages, tools, callOptions)) {
-            if (!outputSent && event.type !== "done") {
-              if (!isContentEvent(event)) {
-                held.push(event);
-                continue;
-              }
-              outputSent = true;
-            }
-            if (held.length > 0) {
-              yield* held;
-              held.length = 0;
-            }
-            yield event;
-            if (event.type === "done") return;
-          }
-          throw new ProviderError({
-            kind: "truncated",
-            message: "stream ended without its final `done` event",
+          // Usage before the first content event is held: released with it, dropped if this attempt fails.
+          events = await holdUntilContent(() => provider.stream(messages, tools, callOptions), {
             provider: provider.name,
             model: provider.model,
-            partialOutput: outputSent,
           });
         } catch (error) {
-          if (outputSent) {
-            throw ProviderError.is(error) && !error.partialOutput
-              ? error.with({ partialOutput: true })
-              : error;
-          }
           const delay = delayAfter(attempt, error, callOptions.signal, started);
           if (delay === undefined) throw error;
           await wait(delay, callOptions.signal);
+          continue;
         }
+        // An error from here on comes after output (`partialOutput`) and is never retried.
+        yield* events;
+        return;
       }
     },
   };

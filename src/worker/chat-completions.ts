@@ -17,7 +17,6 @@ import {
 } from "../core/call-options.ts";
 import { parseToolArguments } from "../core/collect-stream.ts";
 import type { MessageInput, ToolCallInput } from "../core/message.ts";
-import { ProviderError } from "../core/provider-error.ts";
 import type { Response as ModelResponse, StopReason } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
@@ -224,6 +223,9 @@ export function chatCompletionOf(
  * Neutral stream events → `chat.completion.chunk` frames (then `[DONE]`): text and reasoning deltas, tool
  * calls by index (id and name once, then argument pieces), the finish reason, and a usage chunk when the
  * client asked for `stream_options.include_usage`.
+ *
+ * `events` must end with `done` or throw, as the gateway's streams do (they are opened by `openStream`,
+ * under `requireDone`): `[DONE]` is sent for `done`, and an error ends the frames by being thrown.
  */
 export async function* chatChunksOf(
   events: AsyncIterable<StreamEvent>,
@@ -285,11 +287,4 @@ export async function* chatChunksOf(
         break;
     }
   }
-  // Providers end their streams with `done` or throw; a stream that simply stops is not a success.
-  throw new ProviderError({
-    kind: "truncated",
-    message: "stream ended without its final event",
-    provider: "modelwire",
-    model: route,
-  });
 }

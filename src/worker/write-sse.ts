@@ -12,7 +12,7 @@ import { clientErrorJSON } from "./gateway-error.ts";
 const encoder = new TextEncoder();
 
 /** One SSE frame: `event:` (optional), `id:` (optional) and the data, JSON-encoded unless already text. */
-export function sseFrame(data: unknown, event?: string, id?: string | number): Uint8Array {
+function sseFrame(data: unknown, event?: string, id?: string | number): Uint8Array {
   let text = "";
   if (id !== undefined) text += `id: ${id}\n`;
   if (event !== undefined) text += `event: ${event}\n`;

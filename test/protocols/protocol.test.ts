@@ -53,7 +53,7 @@ import {
   openAIResponsesProtocol,
   parseOpenAIResponsesResponse,
 } from "../../src/protocols/openai-responses/index.ts";
-import type { NativeTarget, Protocol, ProtocolWire } from "../../src/protocols/protocol.ts";
+import type { Protocol, ProtocolWire, ReplayTarget } from "../../src/protocols/protocol.ts";
 import { anthropicModelProfile } from "../../src/providers/anthropic-model-profiles.ts";
 import { openAIChatEndpointProfile } from "../../src/providers/openai-chat.ts";
 import { readAwsEventStream } from "../../src/wire/aws-event-stream.ts";
@@ -91,7 +91,7 @@ interface Case {
   wired: Partial<Record<keyof Protocol, unknown>>;
   context: ProtocolWire["context"] & { origin?: string };
   /** The origin and model a request goes to (for the provenance matrix). */
-  target: NativeTarget;
+  target: ReplayTarget;
   /** The request input for `messages`, sent to `target`. */
   request(messages: readonly unknown[]): ProtocolWire["request"];
   /** One assistant turn's `native.blocks` carrying {@link MARK} where a replay would show it. */

@@ -9,7 +9,7 @@ declare namespace Cloudflare {
     ANTHROPIC_API_KEY: string;
     MODELWIRE_CONFIG: string;
     SESSIONS: DurableObjectNamespace<import("../../src/worker/session-object.ts").SessionObject>;
-    TASKS: DurableObjectNamespace;
+    TASKS: DurableObjectNamespace<import("../../src/worker/task-object.ts").TaskObjectBase>;
   }
 }
 

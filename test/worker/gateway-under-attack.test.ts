@@ -122,7 +122,7 @@ describe("1. task event streams cannot freeze the gateway", () => {
               : Reflect.get(target, key),
         });
       },
-    } as unknown as DurableObjectNamespace;
+    } as unknown as typeof env.TASKS;
     const { call } = gateway(() => new Response("unused"));
     const client = new AbortController();
     // The client disconnects: workerd aborts the request's signal (enable_request_signal); it does not
@@ -708,7 +708,7 @@ describe("8. reads create no storage", () => {
       expect(session.status).toBe(404);
       expect((await api(`/v1/sessions/${id}`, { method: "DELETE" })).status).toBe(404);
       for (const path of ["", "/events"]) expect((await api(`/v1/tasks/${id}${path}`)).status).toBe(404);
-      for (const namespace of [env.SESSIONS, env.TASKS] as DurableObjectNamespace[]) {
+      for (const namespace of [env.SESSIONS, env.TASKS]) {
         const tables = await runInDurableObject(namespace.get(namespace.idFromName(id)), (_instance, state) =>
           state.storage.sql.exec("SELECT name FROM sqlite_master").toArray(),
         );

@@ -1,15 +1,16 @@
 import type { MessageInput } from "../../core/message.ts";
+import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
+  forEachStoredMessage,
   isBlank,
   isNonEmptyString,
   isPlainObject,
-  isRecord,
   MISSING_TOOL_RESULT,
-  safeJson,
+  orphanResultText,
   safeString,
   textOf,
-  toolArgumentsOf,
 } from "../stored-history.ts";
 import {
   ANTHROPIC_MESSAGES,
@@ -47,7 +48,7 @@ export { MISSING_TOOL_RESULT };
  * - An assistant turn whose `native` came from this protocol, endpoint and model is replayed from
  *   `native.blocks` verbatim and in order (thinking with its signature, redacted_thinking, text, tool_use,
  *   server tool blocks). On any mismatch it is rebuilt from `content` and `toolCalls`, and its reasoning is
- *   dropped — never demoted to text.
+ *   dropped — never demoted to text (the rule of `native-replay.ts`, shared by every converter).
  * - Empty and whitespace-only text blocks are left out everywhere, replayed ones included (the API rejects
  *   them); thinking blocks are never touched.
  * - Tool calls with malformed or non-object arguments get `{}`; calls missing an id or a name are dropped.
@@ -62,14 +63,9 @@ export function convertToAnthropicMessages(
   const warnings: string[] = [];
   const system: AnthropicTextBlock[] = [];
   const turns: AnthropicMessageParam[] = [];
-  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
 
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
-    switch (raw.role) {
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
+    switch (role) {
       case "system": {
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) system.push({ type: "text", text });
@@ -77,39 +73,15 @@ export function convertToAnthropicMessages(
       }
       case "user":
       case "tool":
-        turns.push({ role: "user", content: userBlocks(raw, index, warnings) });
+        turns.push({ role: "user", content: userBlocksOf(raw, index, ANTHROPIC_NEUTRAL, warnings) });
         return;
       case "assistant":
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, warnings) });
         return;
-      default:
-        warnings.push(
-          `messages[${index}]: unknown role ${safeJson(raw.role) ?? safeString(raw.role)}; left out`,
-        );
     }
   });
 
   return { system, messages: repairTurns(turns, ANTHROPIC_BLOCKS, warnings), warnings };
-}
-
-function userBlocks(raw: Record<string, unknown>, index: number, warnings: string[]): AnthropicBlock[] {
-  const blocks: AnthropicBlock[] = [];
-  const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-  results.forEach((result: unknown, position) => {
-    const where = `messages[${index}].toolResults[${position}]`;
-    if (!isRecord(result) || !isNonEmptyString(result.callId)) {
-      const content = isRecord(result) ? textOf(result.content, index, warnings) : "";
-      warnings.push(`${where}: tool result without a call id; sent as text`);
-      if (!isBlank(content)) blocks.push({ type: "text", text: content });
-      return;
-    }
-    blocks.push(
-      toolResultBlock(result.callId, textOf(result.content, index, warnings), result.isError === true),
-    );
-  });
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ type: "text", text });
-  return blocks;
 }
 
 function assistantBlocks(
@@ -118,50 +90,24 @@ function assistantBlocks(
   target: AnthropicReplayTarget,
   warnings: string[],
 ): AnthropicBlock[] {
-  const native = raw.native;
-  if (isRecord(native) && Array.isArray(native.blocks)) {
-    if (
-      native.protocol === ANTHROPIC_MESSAGES &&
-      native.origin === target.origin &&
-      native.model === target.model
-    ) {
-      return replayNative(native.blocks, index, warnings);
-    }
-    const reasoning = native.blocks.filter(
-      (block) => isRecord(block) && (block.type === "thinking" || block.type === "redacted_thinking"),
-    ).length;
-    const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
-    warnings.push(
-      `messages[${index}]: produced by ${safeString(native.protocol)}/${safeString(native.origin)}/${safeString(native.model)}, ` +
-        `sent to ${ANTHROPIC_MESSAGES}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
-    );
-  }
-  const blocks: AnthropicBlock[] = [];
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ type: "text", text });
-  const calls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
-  calls.forEach((call: unknown, position) => {
-    const where = `messages[${index}].toolCalls[${position}]`;
-    if (!isRecord(call) || !isNonEmptyString(call.id) || !isNonEmptyString(call.name)) {
-      warnings.push(`${where}: tool call without an id or a name; left out`);
-      return;
-    }
-    blocks.push({
-      type: "tool_use",
-      id: call.id,
-      name: call.name,
-      input: toolArgumentsOf(call, where, warnings),
-    });
-  });
-  return blocks;
+  return replayOrRebuild(
+    raw,
+    index,
+    { protocol: ANTHROPIC_MESSAGES, origin: target.origin, model: target.model },
+    warnings,
+    {
+      replay: (blocks) => replayNative(blocks, warnings),
+      rebuild: () => assistantBlocksOf(raw, index, ANTHROPIC_NEUTRAL, warnings),
+      isEmpty: (blocks) => blocks.length === 0,
+    },
+  );
 }
 
 /** `native.blocks` as sent: verbatim and in order, minus what the API would reject. */
-function replayNative(blocks: readonly unknown[], index: number, warnings: string[]): AnthropicBlock[] {
+function replayNative(blocks: readonly NativeBlock[], warnings: string[]): AnthropicBlock[] {
   const replayed: AnthropicBlock[] = [];
-  blocks.forEach((block, position) => {
-    const where = `messages[${index}].native.blocks[${position}]`;
-    if (!isRecord(block) || typeof block.type !== "string") {
+  blocks.forEach(({ block, where }) => {
+    if (typeof block.type !== "string") {
       warnings.push(`${where}: not a content block; left out`);
       return;
     }
@@ -220,14 +166,20 @@ function toolResultBlock(callId: string, content: string, isError: boolean): Ant
 
 function orphanText(block: AnthropicBlock): string {
   const content = typeof block.content === "string" ? block.content : "";
-  const label = block.is_error === true ? "error result" : "result";
-  return `[tool ${label} for call ${String(block.tool_use_id)}]${content ? `\n${content}` : ""}`;
+  return orphanResultText(block.tool_use_id, content, block.is_error === true);
 }
+
+/** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */
+const ANTHROPIC_NEUTRAL: NeutralBlockWriter<AnthropicBlock> = {
+  text: (text) => ({ type: "text", text }),
+  toolCall: (id, name, input) => ({ type: "tool_use", id, name, input }),
+  toolResult: toolResultBlock,
+};
 
 /** Anthropic blocks, for {@link repairTurns}: `tool_use` ids are unbounded in length. */
 const ANTHROPIC_BLOCKS: TurnBlocks<AnthropicBlock> = {
   callId: (block) => (block.type === "tool_use" && typeof block.id === "string" ? block.id : undefined),
-  resultId: (block) => (block.type === "tool_result" ? String(block.tool_use_id) : undefined),
+  resultId: (block) => (block.type === "tool_result" ? safeString(block.tool_use_id) : undefined),
   withCallId: (block, id) => ({ ...block, id }),
   withResultId: (block, id) => ({ ...block, tool_use_id: id }),
   orphanToText: (block) => ({ type: "text", text: orphanText(block) }),

@@ -1,13 +1,17 @@
 import type { MessageInput } from "../../core/message.ts";
+import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
+  forEachStoredMessage,
   isBlank,
   isNonEmptyString,
   isPlainObject,
   isRecord,
   MISSING_TOOL_RESULT,
+  orphanResultText,
+  safeString,
   textOf,
-  toolArgumentsOf,
 } from "../stored-history.ts";
 import {
   BEDROCK_CONVERSE,
@@ -64,7 +68,8 @@ export const CONVERSATION_START = "(conversation start)";
  * - An assistant turn whose `native` came from this protocol, endpoint and model is replayed from
  *   `native.blocks` verbatim and in order (`reasoningContent` with its signature or `redactedContent`,
  *   text, `toolUse`, server tool blocks). On any mismatch it is rebuilt from `content` and `toolCalls`, and
- *   its reasoning is dropped — never demoted to text.
+ *   its reasoning is dropped — never demoted to text (the rule of `native-replay.ts`, shared by every
+ *   converter).
  * - Blank text blocks are left out everywhere, replayed ones included (Converse rejects them); a blank
  *   tool result is sent as {@link EMPTY_TOOL_RESULT}.
  * - Tool calls with malformed or non-object arguments get `{}`; calls missing an id or a name are dropped;
@@ -87,14 +92,9 @@ export function convertToBedrockConverseMessages(
   const { warnings } = context;
   const system: { text: string }[] = [];
   const turns: ConverseMessage[] = [];
-  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
 
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
-    switch (raw.role) {
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
+    switch (role) {
       case "system": {
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) system.push({ text });
@@ -102,13 +102,11 @@ export function convertToBedrockConverseMessages(
       }
       case "user":
       case "tool":
-        turns.push({ role: "user", content: userBlocks(raw, index, context) });
+        turns.push({ role: "user", content: userBlocksOf(raw, index, converseNeutral(context), warnings) });
         return;
       case "assistant":
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, context) });
         return;
-      default:
-        warnings.push(`messages[${index}]: unknown role ${JSON.stringify(raw.role)}; left out`);
     }
   });
 
@@ -141,86 +139,30 @@ interface Context {
   requireSignedReasoning: boolean;
 }
 
-function userBlocks(raw: Record<string, unknown>, index: number, context: Context): ConverseBlock[] {
-  const { warnings } = context;
-  const blocks: ConverseBlock[] = [];
-  const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-  results.forEach((result: unknown, position) => {
-    const where = `messages[${index}].toolResults[${position}]`;
-    if (!isRecord(result) || !isNonEmptyString(result.callId)) {
-      const content = isRecord(result) ? textOf(result.content, index, warnings) : "";
-      warnings.push(`${where}: tool result without a call id; sent as text`);
-      if (!isBlank(content)) blocks.push({ text: content });
-      return;
-    }
-    blocks.push(
-      toolResultBlock(
-        result.callId,
-        textOf(result.content, index, warnings),
-        result.isError === true,
-        context,
-      ),
-    );
-  });
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ text });
-  return blocks;
-}
-
 function assistantBlocks(
   raw: Record<string, unknown>,
   index: number,
   target: BedrockConverseReplayTarget,
   context: Context,
 ): ConverseBlock[] {
-  const { warnings } = context;
-  const native = raw.native;
-  if (isRecord(native) && Array.isArray(native.blocks)) {
-    if (
-      native.protocol === BEDROCK_CONVERSE &&
-      native.origin === target.origin &&
-      native.model === target.model
-    ) {
-      return replayNative(native.blocks, index, context);
-    }
-    const reasoning = native.blocks.filter(
-      (block) =>
-        isRecord(block) &&
-        (block.type === "thinking" || block.type === "redacted_thinking" || "reasoningContent" in block),
-    ).length;
-    const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
-    warnings.push(
-      `messages[${index}]: produced by ${String(native.protocol)}/${String(native.origin)}/${String(native.model)}, ` +
-        `sent to ${BEDROCK_CONVERSE}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
-    );
-  }
-  const blocks: ConverseBlock[] = [];
-  const text = textOf(raw.content, index, warnings);
-  if (!isBlank(text)) blocks.push({ text });
-  const calls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
-  calls.forEach((call: unknown, position) => {
-    const where = `messages[${index}].toolCalls[${position}]`;
-    if (!isRecord(call) || !isNonEmptyString(call.id) || !isNonEmptyString(call.name)) {
-      warnings.push(`${where}: tool call without an id or a name; left out`);
-      return;
-    }
-    blocks.push({
-      toolUse: { toolUseId: call.id, name: call.name, input: toolArgumentsOf(call, where, warnings) },
-    });
-  });
-  return blocks;
+  return replayOrRebuild(
+    raw,
+    index,
+    { protocol: BEDROCK_CONVERSE, origin: target.origin, model: target.model },
+    context.warnings,
+    {
+      replay: (blocks) => replayNative(blocks, context),
+      rebuild: () => assistantBlocksOf(raw, index, converseNeutral(context), context.warnings),
+      isEmpty: (blocks) => blocks.length === 0,
+    },
+  );
 }
 
 /** `native.blocks` as sent: verbatim and in order, minus what Converse would reject. */
-function replayNative(blocks: readonly unknown[], index: number, context: Context): ConverseBlock[] {
+function replayNative(blocks: readonly NativeBlock[], context: Context): ConverseBlock[] {
   const { warnings } = context;
   const replayed: ConverseBlock[] = [];
-  blocks.forEach((block, position) => {
-    const where = `messages[${index}].native.blocks[${position}]`;
-    if (!isRecord(block)) {
-      warnings.push(`${where}: not a content block; left out`);
-      return;
-    }
+  blocks.forEach(({ block, where }) => {
     if ("text" in block) {
       if (typeof block.text !== "string") warnings.push(`${where}: text block without text; left out`);
       // Blank text (gpt-oss sends empty text deltas) is left out silently: Converse rejects it.
@@ -277,6 +219,15 @@ function toolResultBlock(callId: string, content: string, isError: boolean, cont
   return { toolResult: result };
 }
 
+/** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */
+function converseNeutral(context: Context): NeutralBlockWriter<ConverseBlock> {
+  return {
+    text: (text) => ({ text }),
+    toolCall: (toolUseId, name, input) => ({ toolUse: { toolUseId, name, input } }),
+    toolResult: (callId, content, isError) => toolResultBlock(callId, content, isError, context),
+  };
+}
+
 /** A `toolUse` the caller must answer (not one the service ran itself, such as a code interpreter). */
 function isClientToolUse(block: ConverseBlock): boolean {
   const call = block.toolUse;
@@ -292,9 +243,7 @@ function orphanText(result: ConverseToolResult): string {
   const texts = (Array.isArray(result.content) ? result.content : []).flatMap((item) =>
     isRecord(item) && typeof item.text === "string" ? [item.text] : [],
   );
-  const content = texts.join("\n");
-  const label = result.status === "error" ? "error result" : "result";
-  return `[tool ${label} for call ${String(result.toolUseId)}]${content ? `\n${content}` : ""}`;
+  return orphanResultText(result.toolUseId, texts.join("\n"), result.status === "error");
 }
 
 /**
@@ -303,7 +252,7 @@ function orphanText(result: ConverseToolResult): string {
  */
 const CONVERSE_BLOCKS: Omit<TurnBlocks<ConverseBlock>, "missingResult"> = {
   callId: (block) => (isClientToolUse(block) ? block.toolUse!.toolUseId : undefined),
-  resultId: (block) => (isRecord(block.toolResult) ? String(block.toolResult.toolUseId) : undefined),
+  resultId: (block) => (isRecord(block.toolResult) ? safeString(block.toolResult.toolUseId) : undefined),
   withCallId: (block, id) => ({ ...block, toolUse: { ...block.toolUse!, toolUseId: id } }),
   withResultId: (block, id) => ({ ...block, toolResult: { ...block.toolResult!, toolUseId: id } }),
   orphanToText: (block) => ({ text: orphanText(block.toolResult!) }),

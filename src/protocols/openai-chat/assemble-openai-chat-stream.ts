@@ -2,6 +2,7 @@ import { parseToolArguments } from "../../core/collect-stream.ts";
 import { ProviderError } from "../../core/provider-error.ts";
 import { coalesceDeltas, type StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
+import { TextToolCallScanner } from "../text-tool-calls/index.ts";
 import { mapOpenAIChatError } from "./map-openai-chat-error.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
 import type { OpenAIChatChunk, OpenAIChatToolCallDelta } from "./openai-chat-wire.ts";
@@ -10,7 +11,6 @@ import {
   type OpenAIChatResponseContext,
   openAIChatResponse,
 } from "./parse-openai-chat-response.ts";
-import { TextToolCallScanner } from "./parse-text-tool-calls.ts";
 
 interface ToolSlot {
   position: number;

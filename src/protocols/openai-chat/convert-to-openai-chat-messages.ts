@@ -1,5 +1,14 @@
 import type { MessageInput } from "../../core/message.ts";
-import { isRecord, MISSING_TOOL_RESULT, safeJson, safeString, textOf } from "../stored-history.ts";
+import { nativeProvenance } from "../native-replay.ts";
+import { type PendingCall, PendingResults } from "../pending-results.ts";
+import {
+  clipped,
+  forEachStoredMessage,
+  isRecord,
+  MISSING_TOOL_RESULT,
+  textOf,
+  toolArgumentsTextOf,
+} from "../stored-history.ts";
 import {
   OPENAI_CHAT,
   type OpenAIChatEndpointProfile,
@@ -28,7 +37,8 @@ export interface OpenAIChatReplayTarget {
  * - A call with no result gets an error tool message; a result answering no call becomes user text.
  * - Assistant turns with neither text nor calls are dropped. Reasoning from another provider is never sent;
  *   a DeepSeek-style turn's `reasoning_content` goes back only when the profile says so and the turn came
- *   from this endpoint and model.
+ *   from this endpoint and model (the provenance rule of `native-replay.ts`: a turn from elsewhere is
+ *   rebuilt with a warning that counts the reasoning it drops).
  */
 export function convertToOpenAIChatMessages(
   messages: readonly MessageInput[] | readonly unknown[],
@@ -36,98 +46,42 @@ export function convertToOpenAIChatMessages(
 ): { messages: OpenAIChatMessageParam[]; warnings: string[] } {
   const warnings: string[] = [];
   const out: OpenAIChatMessageParam[] = [];
-  /** Ids of the last assistant turn's calls not yet answered, in order. */
-  let pending: string[] = [];
-  /**
-   * Results answering no call, as user text, held while calls are still unanswered: text would end the run
-   * of tool messages, and the calls' real results may still follow.
-   */
-  let orphans: OpenAIChatMessageParam[] = [];
+  const results = new PendingResults<PendingCall, OpenAIChatMessageParam>(
+    out,
+    {
+      output: (call, output) => ({ role: "tool", tool_call_id: call.sent, content: output }),
+      text: (text) => ({ role: "user", content: text }),
+    },
+    warnings,
+  );
 
-  const flushPending = () => {
-    if (pending.length > 0) {
-      warnings.push(
-        `tool call(s) ${pending.join(", ")} have no recorded result; answered with an error result`,
-      );
-      for (const id of pending)
-        out.push({ role: "tool", tool_call_id: id, content: `Error: ${MISSING_TOOL_RESULT}` });
-      pending = [];
-    }
-    out.push(...orphans);
-    orphans = [];
-  };
-  const answer = (callId: unknown, content: string, isError: boolean, where: string) => {
-    let id: string | undefined;
-    if (typeof callId === "string" && callId !== "" && pending.includes(callId)) id = callId;
-    else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
-      id = pending[0];
-      warnings.push(`${where}: tool result without a call id; bound to call ${id}`);
-    }
-    if (id === undefined) {
-      warnings.push(
-        `${where}: tool result for ${safeJson(callId)} answers no call of the turn before it; sent as text`,
-      );
-      const label = isError ? "error result" : "result";
-      const text: OpenAIChatMessageParam = {
-        role: "user",
-        content: `[tool ${label} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`,
-      };
-      if (pending.length > 0) orphans.push(text);
-      else out.push(text);
-      return;
-    }
-    pending = pending.filter((pendingId) => pendingId !== id);
-    out.push({
-      role: "tool",
-      tool_call_id: id,
-      content: isError && !/^error\b/i.test(content) ? `Error: ${content}` : content,
-    });
-    // The run of tool messages is complete: held texts go out now, in the order they came.
-    if (pending.length === 0) flushPending();
-  };
-
-  const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
     const text = textOf(raw.content, index, warnings);
-    switch (raw.role) {
+    switch (role) {
       case "system":
-        flushPending();
+        results.flush();
         if (text.trim() !== "") out.push({ role: "system", content: text });
         return;
       case "user":
-      case "tool": {
-        const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-        results.forEach((result: unknown, position) => {
-          const where = `messages[${index}].toolResults[${position}]`;
-          if (!isRecord(result)) {
-            warnings.push(`${where}: not a tool result; left out`);
-            return;
-          }
-          answer(result.callId, textOf(result.content, index, warnings), result.isError === true, where);
-        });
+      case "tool":
+        results.answerAll(raw.toolResults, index);
         if (text.trim() !== "") {
-          flushPending();
+          results.flush();
           out.push({ role: "user", content: text });
         }
         return;
-      }
       case "assistant": {
-        flushPending();
+        results.flush();
         const assistant = assistantMessage(raw, index, target, text, warnings);
         if (!assistant) return;
         out.push(assistant);
-        pending = (assistant.tool_calls ?? []).map((call) => call.id);
+        // Results name the ids sent: a call's id is only rewritten when it had none or repeated one.
+        results.open((assistant.tool_calls ?? []).map((call) => ({ original: call.id, sent: call.id })));
         return;
       }
-      default:
-        warnings.push(`messages[${index}]: unknown role ${safeJson(raw.role)}; left out`);
     }
   });
-  flushPending();
+  results.flush();
   return { messages: out, warnings };
 }
 
@@ -138,10 +92,12 @@ function assistantMessage(
   text: string,
   warnings: string[],
 ): OpenAIChatMessageParam | undefined {
-  const native = isRecord(raw.native) ? raw.native : undefined;
-  const fromThisProtocol = native?.protocol === OPENAI_CHAT;
-  const sameSource =
-    fromThisProtocol && native?.origin === target.profile.kind && native?.model === target.model;
+  const { replay, sameProtocol: fromThisProtocol } = nativeProvenance(
+    raw,
+    index,
+    { protocol: OPENAI_CHAT, origin: target.profile.kind, model: target.model },
+    warnings,
+  );
   const toolCalls: OpenAIChatToolCall[] = [];
   const calls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
   const seen = new Set<string>();
@@ -152,19 +108,19 @@ function assistantMessage(
       return;
     }
     let id = typeof call.id === "string" && call.id !== "" ? call.id : `call_${index}_${position}`;
-    if (id !== call.id) warnings.push(`${where}: tool call without an id; sent as ${id}`);
+    if (id !== call.id) warnings.push(`${where}: tool call without an id; sent as ${clipped(id)}`);
     if (seen.has(id)) {
       const base = id;
       id = `${base}_${position}`;
       // The suffixed id may itself be taken (`x`, `x_2`, `x` → not `x_2` twice).
       for (let n = 2; seen.has(id); n++) id = `${base}_${position}_${n}`;
-      warnings.push(`${where}: duplicate tool call id; sent as ${id}`);
+      warnings.push(`${where}: duplicate tool call id; sent as ${clipped(id)}`);
     }
     seen.add(id);
     toolCalls.push({
       id,
       type: "function",
-      function: { name: call.name, arguments: argumentsText(call, fromThisProtocol) },
+      function: { name: call.name, arguments: toolArgumentsTextOf(call, fromThisProtocol) },
     });
   });
   if (text === "" && toolCalls.length === 0) {
@@ -173,23 +129,10 @@ function assistantMessage(
   }
   const message: OpenAIChatMessageParam = { role: "assistant", content: text === "" ? null : text };
   if (toolCalls.length > 0) message.tool_calls = toolCalls;
-  if (target.profile.echoReasoning && sameSource) {
-    const block = Array.isArray(native?.blocks) ? native.blocks[0] : undefined;
-    const reasoning = isRecord(block) ? (block.reasoning_content ?? block.reasoning) : undefined;
+  if (target.profile.echoReasoning && replay !== undefined) {
+    const block = replay[0]?.block;
+    const reasoning = block === undefined ? undefined : (block.reasoning_content ?? block.reasoning);
     if (typeof reasoning === "string" && reasoning !== "") message.reasoning_content = reasoning;
   }
   return message;
-}
-
-function argumentsText(call: Record<string, unknown>, fromThisProtocol: boolean): string {
-  // The original text, when this protocol produced it: a truncated call is replayed as it was.
-  if (fromThisProtocol && typeof call.argumentsText === "string") return call.argumentsText;
-  if (typeof call.arguments === "string") return call.arguments;
-  if (typeof call.arguments === "object" && call.arguments !== null && !Array.isArray(call.arguments)) {
-    // A value JSON cannot hold (a BigInt, a cycle) must not make replay throw.
-    const text = safeJson(call.arguments);
-    if (text !== undefined) return text;
-  }
-  if (typeof call.argumentsText === "string") return call.argumentsText;
-  return "{}";
 }

@@ -21,6 +21,12 @@ import {
 } from "./openai-chat-wire.ts";
 import { type OpenAIChatResponseContext, parseOpenAIChatResponse } from "./parse-openai-chat-response.ts";
 
+export {
+  parseTextToolCalls,
+  type TextToolCall,
+  type TextToolCallFormat,
+  TextToolCallScanner,
+} from "../text-tool-calls/index.ts";
 export { applyOpenAIChatThinking } from "./apply-openai-chat-thinking.ts";
 export { assembleOpenAIChatStream } from "./assemble-openai-chat-stream.ts";
 export { buildOpenAIChatRequest, type OpenAIChatRequestInput } from "./build-openai-chat-request.ts";
@@ -39,12 +45,6 @@ export {
   openAIChatResponse,
   parseOpenAIChatResponse,
 } from "./parse-openai-chat-response.ts";
-export {
-  parseTextToolCalls,
-  type TextToolCall,
-  type TextToolCallFormat,
-  TextToolCallScanner,
-} from "./parse-text-tool-calls.ts";
 export { prepareOpenAIChatTools } from "./prepare-openai-chat-tools.ts";
 export { rateLimitResetMs } from "./rate-limit-reset-ms.ts";
 

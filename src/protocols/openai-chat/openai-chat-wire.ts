@@ -6,7 +6,7 @@
  * @see https://platform.openai.com/docs/api-reference/chat
  * @module
  */
-import type { TextToolCallFormat } from "./parse-text-tool-calls.ts";
+import type { TextToolCallFormat } from "../text-tool-calls/index.ts";
 
 export interface OpenAIChatToolCall {
   id: string;

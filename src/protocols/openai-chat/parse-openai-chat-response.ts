@@ -1,6 +1,7 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { Message, ToolCall } from "../../core/message.ts";
 import type { Response } from "../../core/response.ts";
+import { parseTextToolCalls } from "../text-tool-calls/index.ts";
 import { mapOpenAIChatStopReason } from "./map-openai-chat-stop-reason.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
 import {
@@ -10,7 +11,6 @@ import {
   type OpenAIChatToolCall,
   type OpenAIChatUsage,
 } from "./openai-chat-wire.ts";
-import { parseTextToolCalls } from "./parse-text-tool-calls.ts";
 
 /** Where a response came from. */
 export interface OpenAIChatResponseContext {

@@ -1,5 +1,9 @@
 import type { MessageInput } from "../../core/message.ts";
+import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { PendingResults, type PendingCall as PendingResultsCall } from "../pending-results.ts";
 import {
+  clipped,
+  forEachStoredMessage,
   isBlank,
   isNonEmptyString,
   isPlainObject,
@@ -7,7 +11,9 @@ import {
   MISSING_TOOL_RESULT,
   safeJson,
   safeString,
+  shown,
   textOf,
+  toolArgumentsTextOf,
 } from "../stored-history.ts";
 import {
   OPENAI_RESPONSES,
@@ -44,12 +50,8 @@ export interface ConvertedOpenAIResponsesInput {
   warnings: string[];
 }
 
-/** A call of the turn before, waiting for its result. */
-interface PendingCall {
-  /** The id the neutral history uses (what results name). */
-  original: string;
-  /** The `call_id` sent (differs when the original was taken or missing). */
-  sent: string;
+/** A call of the turn before, waiting for its result, and the kind of output item that answers it. */
+interface PendingCall extends PendingResultsCall {
   kind: OpenAIResponsesCallOutputItem["type"];
 }
 
@@ -76,7 +78,7 @@ interface RequestIds {
  *   replay reordered reasoning against calls" sent all reasoning first).
  * - On any provenance mismatch the turn is rebuilt from `content` (an assistant message) and `toolCalls`
  *   (`function_call` items), and its reasoning is dropped — never sent to another provider or model, never
- *   demoted to text.
+ *   demoted to text (the rule of `native-replay.ts`, shared by every converter).
  * - Replayed items the API would reject are repaired: a reasoning item that cannot be resolved (no
  *   `encrypted_content` nor reasoning text with `store: false`, or a duplicate id) is left out and the items
  *   it led to lose their ids (they would name a reasoning item that is not there); a reasoning item with no
@@ -95,9 +97,14 @@ export function convertToOpenAIResponsesInput(
   const system: string[] = [];
   const input: OpenAIResponsesInputItem[] = [];
   const ids: RequestIds = { callIds: new Set(), itemIds: new Set() };
-  let pending: PendingCall[] = [];
-  /** Results answering no call, as user text, held while calls are still unanswered. */
-  let orphans: OpenAIResponsesInputItem[] = [];
+  const results = new PendingResults<PendingCall, OpenAIResponsesInputItem>(
+    input,
+    {
+      output: (call, output) => ({ type: call.kind, call_id: call.sent, output }),
+      text: (text) => ({ role: "user", content: text }),
+    },
+    warnings,
+  );
   const list: readonly unknown[] = Array.isArray(messages) ? messages : [];
 
   // With previous_response_id the server holds everything through the last assistant turn.
@@ -112,58 +119,8 @@ export function convertToOpenAIResponsesInput(
     }
   }
 
-  const flushPending = () => {
-    if (pending.length > 0) {
-      warnings.push(
-        `tool call(s) ${pending.map((call) => call.sent).join(", ")} have no recorded result; answered with an error result`,
-      );
-      for (const call of pending)
-        input.push({ type: call.kind, call_id: call.sent, output: `Error: ${MISSING_TOOL_RESULT}` });
-      pending = [];
-    }
-    input.push(...orphans);
-    orphans = [];
-  };
-  const answer = (callId: unknown, content: string, isError: boolean, where: string) => {
-    let call: PendingCall | undefined;
-    if (isNonEmptyString(callId)) {
-      call =
-        pending.find((candidate) => candidate.original === callId) ??
-        pending.find((candidate) => candidate.sent === callId);
-    } else if ((callId === undefined || callId === null || callId === "") && pending.length > 0) {
-      call = pending[0];
-      warnings.push(`${where}: tool result without a call id; bound to call ${call?.sent}`);
-    }
-    if (call === undefined) {
-      warnings.push(
-        `${where}: tool result for ${safeJson(callId)} answers no call of the turn before it; sent as text`,
-      );
-      const label = isError ? "error result" : "result";
-      const text: OpenAIResponsesInputItem = {
-        role: "user",
-        content: `[tool ${label} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`,
-      };
-      if (pending.length > 0) orphans.push(text);
-      else input.push(text);
-      return;
-    }
-    const answered = call;
-    pending = pending.filter((candidate) => candidate !== answered);
-    input.push({
-      type: answered.kind,
-      call_id: answered.sent,
-      output: isError && !/^error\b/i.test(content) ? `Error: ${content}` : content,
-    });
-    // The turn's calls are all answered: held texts go out now, in the order they came.
-    if (pending.length === 0) flushPending();
-  };
-
-  list.forEach((raw, index) => {
-    if (!isRecord(raw)) {
-      warnings.push(`messages[${index}]: not a message object; left out`);
-      return;
-    }
-    switch (raw.role) {
+  forEachStoredMessage(messages, warnings, (raw, role, index) => {
+    switch (role) {
       case "system": {
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) system.push(text);
@@ -172,40 +129,30 @@ export function convertToOpenAIResponsesInput(
       case "user":
       case "tool": {
         if (index <= heldByServer) return;
-        const results = Array.isArray(raw.toolResults) ? raw.toolResults : [];
-        results.forEach((result: unknown, position) => {
-          const where = `messages[${index}].toolResults[${position}]`;
-          if (!isRecord(result)) {
-            warnings.push(`${where}: not a tool result; left out`);
-            return;
-          }
-          answer(result.callId, textOf(result.content, index, warnings), result.isError === true, where);
-        });
+        results.answerAll(raw.toolResults, index);
         const text = textOf(raw.content, index, warnings);
         if (!isBlank(text)) {
-          flushPending();
+          results.flush();
           input.push({ role: "user", content: text });
         }
         return;
       }
       case "assistant": {
         if (index < heldByServer) return;
-        flushPending();
+        results.flush();
         if (index === heldByServer) {
           // The server has this turn's items; only its calls matter here, for the results that follow.
-          pending = heldCalls(raw);
+          results.open(heldCalls(raw));
           return;
         }
         const turn = assistantTurn(raw, index, target, warnings, ids);
         input.push(...turn.items);
-        pending = turn.calls;
+        results.open(turn.calls);
         return;
       }
-      default:
-        warnings.push(`messages[${index}]: unknown role ${safeJson(raw.role)}; left out`);
     }
   });
-  flushPending();
+  results.flush();
   return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input, warnings };
 }
 
@@ -216,28 +163,17 @@ function assistantTurn(
   warnings: string[],
   ids: RequestIds,
 ): AssistantTurn {
-  const native = isRecord(raw.native) ? raw.native : undefined;
-  if (native !== undefined && Array.isArray(native.blocks)) {
-    if (
-      native.protocol === OPENAI_RESPONSES &&
-      native.origin === target.origin &&
-      native.model === target.model
-    ) {
-      const replayed = replayNative(native.blocks, index, target, warnings, ids);
-      if (replayed.items.length > 0) return replayed;
-      warnings.push(
-        `messages[${index}]: nothing in native.blocks could be replayed; rebuilt from its text and tool calls`,
-      );
-    } else {
-      const reasoning = native.blocks.filter(isReasoningBlock).length;
-      const what = reasoning > 0 ? `; ${reasoning} reasoning block(s) dropped` : "";
-      warnings.push(
-        `messages[${index}]: produced by ${safeString(native.protocol)}/${safeString(native.origin)}/${safeString(native.model)}, ` +
-          `sent to ${OPENAI_RESPONSES}/${target.origin}/${target.model}: rebuilt from its text and tool calls${what}`,
-      );
-    }
-  }
-  return rebuildTurn(raw, index, native?.protocol === OPENAI_RESPONSES, warnings, ids);
+  return replayOrRebuild(
+    raw,
+    index,
+    { protocol: OPENAI_RESPONSES, origin: target.origin, model: target.model },
+    warnings,
+    {
+      replay: (blocks) => replayNative(blocks, index, target, warnings, ids),
+      rebuild: (sameProtocol) => rebuildTurn(raw, index, sameProtocol, warnings, ids),
+      isEmpty: (turn) => turn.items.length === 0,
+    },
+  );
 }
 
 /** A turn from its neutral fields: the text as an assistant message, then each call as a `function_call`. */
@@ -270,7 +206,7 @@ function rebuildTurn(
       type: "function_call",
       call_id: sent,
       name: call.name,
-      arguments: argumentsText(call, fromThisProtocol),
+      arguments: toolArgumentsTextOf(call, fromThisProtocol),
     });
     calls.push({ original, sent, kind: "function_call_output" });
   });
@@ -288,16 +224,15 @@ interface Entry {
 
 /** `native.blocks` as sent: verbatim and in order, minus what the API would reject. */
 function replayNative(
-  blocks: readonly unknown[],
+  blocks: readonly NativeBlock[],
   index: number,
   target: OpenAIResponsesReplayTarget,
   warnings: string[],
   ids: RequestIds,
 ): AssistantTurn {
   const entries: Entry[] = [];
-  blocks.forEach((block, position) => {
-    const where = `messages[${index}].native.blocks[${position}]`;
-    if (!isRecord(block) || typeof block.type !== "string") {
+  blocks.forEach(({ block, where }) => {
+    if (typeof block.type !== "string") {
       warnings.push(`${where}: not an output item; left out`);
       return;
     }
@@ -309,7 +244,7 @@ function replayNative(
         if (duplicate || !resolvable) {
           warnings.push(
             duplicate
-              ? `${where}: reasoning item ${item.id} already sent in this request; left out`
+              ? `${where}: reasoning item ${clipped(safeString(item.id))} already sent in this request; left out`
               : `${where}: reasoning item without encrypted_content cannot be resolved with store: false; left out`,
           );
           entries.push({ item, reasoning: true, dropped: true });
@@ -330,7 +265,7 @@ function replayNative(
         let repaired = item;
         if (typeof item[field] !== "string") {
           const text = item.type === "function_call" ? objectJson(item.arguments) : "";
-          warnings.push(`${where}: ${field} is not text; sent as ${JSON.stringify(text)}`);
+          warnings.push(`${where}: ${field} is not text; sent as ${shown(text)}`);
           repaired = { ...item, [field]: text };
         }
         entries.push({ item: repaired, reasoning: false, dropped: false });
@@ -357,7 +292,7 @@ function replayNative(
     if (isNonEmptyString(entry.item.id) && (unbound || ids.itemIds.has(entry.item.id))) {
       if (!unbound)
         warnings.push(
-          `messages[${index}]: item id ${entry.item.id} already sent in this request; id removed`,
+          `messages[${index}]: item id ${clipped(entry.item.id)} already sent in this request; id removed`,
         );
       const { id: _id, ...rest } = entry.item;
       entry.item = rest as OpenAIResponsesOutputItem;
@@ -374,7 +309,7 @@ function replayNative(
       if (next === undefined || next.reasoning) {
         // The API rejects a reasoning item "provided without its required following item".
         warnings.push(
-          `messages[${index}]: reasoning item ${safeString(entry.item.id)} has no item after it; left out`,
+          `messages[${index}]: reasoning item ${clipped(safeString(entry.item.id))} has no item after it; left out`,
         );
         return;
       }
@@ -424,22 +359,11 @@ function uniqueCallId(original: string, ids: RequestIds, where: string, warnings
   let sent = original;
   for (let n = 2; ids.callIds.has(sent); n++) sent = `${original}_${n}`;
   if (sent !== original)
-    warnings.push(`${where}: call id ${original} already used in this request; sent as ${sent}`);
+    warnings.push(
+      `${where}: call id ${clipped(original)} already used in this request; sent as ${clipped(sent)}`,
+    );
   ids.callIds.add(sent);
   return sent;
-}
-
-function argumentsText(call: Record<string, unknown>, fromThisProtocol: boolean): string {
-  // The original text, when this protocol produced it: a truncated call is replayed as it was.
-  if (fromThisProtocol && typeof call.argumentsText === "string") return call.argumentsText;
-  if (typeof call.arguments === "string") return call.arguments;
-  if (isPlainObject(call.arguments)) {
-    // A value JSON cannot hold (a BigInt, a cycle) must not make replay throw.
-    const text = safeJson(call.arguments);
-    if (text !== undefined) return text;
-  }
-  if (typeof call.argumentsText === "string") return call.argumentsText;
-  return "{}";
 }
 
 function objectJson(value: unknown): string {
@@ -451,16 +375,5 @@ function hasReasoningText(item: Record<string, unknown>): boolean {
   return (
     Array.isArray(item.content) &&
     item.content.some((part) => isRecord(part) && typeof part.text === "string" && part.text !== "")
-  );
-}
-
-/** Reasoning of any protocol: Responses `reasoning` items, Anthropic thinking, Chat `reasoning_content`. */
-function isReasoningBlock(block: unknown): boolean {
-  if (!isRecord(block)) return false;
-  return (
-    block.type === "reasoning" ||
-    block.type === "thinking" ||
-    block.type === "redacted_thinking" ||
-    (typeof block.reasoning_content === "string" && block.reasoning_content !== "")
   );
 }

@@ -1,0 +1,75 @@
+/**
+ * What every model route does once it has read its request: call the route's member for the session and
+ * answer with the result ({@link completeOn}), or open the route's stream and answer with SSE frames made
+ * from it ({@link streamOn}). The dialect routes differ only in how they read the request and shape the
+ * answer.
+ *
+ * @module
+ */
+import type { Context } from "hono";
+import type { CallOptions } from "../core/call-options.ts";
+import type { Provider } from "../core/provider.ts";
+import type { Response as ModelResponse } from "../core/response.ts";
+import type { StreamEvent } from "../core/stream-event.ts";
+import type { Gateway } from "./env.ts";
+import { openStream, withMember } from "./pool.ts";
+import { linkedAbort } from "./request.ts";
+import type { RouteTables } from "./route-table.ts";
+import { type FrameSource, heldSseResponse } from "./write-sse.ts";
+
+/** What the model routes share: the route tables, and how long a stream's response is held. */
+export interface RouteCalls {
+  tables: RouteTables;
+  /** See `CreateWorkerOptions.streamHoldMs`. */
+  streamHoldMs?: number | undefined;
+}
+
+/** One model call of a request: on `route`, for `sessionId` (which also reaches the provider). */
+export interface ModelCall {
+  route: string;
+  sessionId: string | undefined;
+  /** Call options from the request; the gateway adds `signal` and `sessionId`. */
+  options?: CallOptions | undefined;
+}
+
+/**
+ * `complete` on the call's member, with the request's signal (a client that leaves aborts the upstream
+ * call).
+ */
+export function completeOn(
+  c: Context<Gateway>,
+  gateway: RouteCalls,
+  call: ModelCall,
+  complete: (provider: Provider, options: CallOptions) => Promise<ModelResponse>,
+): Promise<ModelResponse> {
+  const options = { ...call.options, signal: c.req.raw.signal, sessionId: call.sessionId };
+  return withMember(gateway.tables.route(c.env, call.route), c.env?.SESSIONS, call.sessionId, (provider) =>
+    complete(provider, options),
+  );
+}
+
+/**
+ * The SSE response of `stream` on the call's member, its events turned into frames by `toFrames`. A
+ * failure before the first content event fails over and, within the hold, is a plain HTTP error; after
+ * it, the stream's final `event: error` frame. The upstream call is aborted when the client leaves.
+ */
+export function streamOn(
+  c: Context<Gateway>,
+  gateway: RouteCalls,
+  call: ModelCall,
+  stream: (provider: Provider, options: CallOptions) => AsyncIterable<StreamEvent>,
+  toFrames: (events: AsyncIterable<StreamEvent>) => FrameSource,
+): Promise<Response> {
+  const abort = linkedAbort(c.req.raw.signal);
+  const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
+  const route = gateway.tables.route(c.env, call.route);
+  const frames = openStream(route, c.env?.SESSIONS, call.sessionId, (provider) =>
+    stream(provider, options),
+  ).then(toFrames);
+  return heldSseResponse(frames, {
+    abort,
+    context: { provider: "modelwire", model: call.route },
+    expose: gateway.tables.exposeUpstreamErrors(c.env),
+    holdMs: gateway.streamHoldMs,
+  });
+}
