@@ -4,10 +4,17 @@
  * library, as one object with the same members. The providers' HTTP shell (`src/providers/http-provider.ts`)
  * drives any object that keeps this contract; nothing above this layer knows which protocol it talks to.
  *
- * A new protocol is a folder `src/protocols/<p>/` holding the cast `<p>-wire.ts`, `build-<p>-request.ts`,
- * `convert-to-<p>-messages.ts`, `prepare-<p>-tools.ts`, `parse-<p>-response.ts`, `assemble-<p>-stream.ts`,
- * `map-<p>-error.ts`, `map-<p>-usage.ts`, `map-<p>-stop-reason.ts` (each file named after its one export),
- * and an `index.ts` exporting the one {@link Protocol} object whose members point at those functions.
+ * A new protocol (Google Gemini, say) is new files plus registration points:
+ * - a folder `src/protocols/<p>/` holding the cast `<p>-wire.ts`, `build-<p>-request.ts`,
+ *   `convert-to-<p>-messages.ts`, `prepare-<p>-tools.ts`, `parse-<p>-response.ts`, `assemble-<p>-stream.ts`,
+ *   `map-<p>-error.ts`, `map-<p>-usage.ts`, `map-<p>-stop-reason.ts` (each file named after its one export;
+ *   `apply-<p>-thinking.ts` where thinking needs its own rules), and an `index.ts` exporting the one
+ *   {@link Protocol} object whose members point at those functions. Rules every protocol shares are not
+ *   written again: `nativeProvenance` (`native-replay.ts`), `isContextOverflow`, `resolveToolChoice`, the
+ *   stored-history readers, `deliverBatches`;
+ * - `src/providers/<p>.ts`: settings, URL, headers and auth handed to `httpProvider` with the object;
+ * - registration: its exports in `src/index.ts`, its row in the conformance table of
+ *   `test/protocols/protocol.test.ts`, its recordings under `test/fixtures/<p>/`.
  *
  * @module
  */

@@ -2,8 +2,9 @@
  * `httpProvider()`: the one shell every HTTP provider is. A provider file says only what is its own —
  * settings, URL, headers, auth — and hands over its protocol object; the shell owns the call's path:
  * request (through the protocol) → fetch (`post`: deadlines, the caller's signal, `authorize`) → error
- * mapping (the protocol's `mapError`) → a whole answer (`readJsonResponse`) or the stream guard
- * (`streamWithErrorMapping`) → every error scrubbed of the call's secrets.
+ * mapping (the protocol's `mapError`) → a whole answer read and checked (`isResponse`, `errorInResponse`,
+ * `parseResponse`) or the stream guard (frames → events, `partialOutput` once output went out) → every
+ * error scrubbed of the call's secrets.
  *
  * @module
  */
