@@ -32,20 +32,22 @@ export interface BundleTarget {
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
-  // Goal 12 KB; enforced at 13.8 KB: the mid-tool-loop thinking guard, header-credential scrubbing and the
-  // tool-pairing module shared with Bedrock cost ~500 bytes over the goal, and the upstream deadlines
-  // (first byte, idle) and encoding-aware credential redaction every adapter shares ~1.2 KB more (see the
-  // README's Performance section).
+  // Goal 12 KB; enforced at 14.6 KB. Over the goal: the mid-tool-loop thinking guard, header-credential
+  // scrubbing and the tool-pairing module shared with Bedrock (~500 bytes); the upstream deadlines and the
+  // encoding-aware credential redaction every adapter shares (~1.2 KB); the never-throw stored-history
+  // helpers and the one native-replay rule every converter calls (~550 bytes); the protocol contract and
+  // the shared HTTP shell (~190 bytes). eventsource-parser is 1.7 KB of it (see the README's Performance
+  // section).
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
     entry: "test/bench/worker.ts",
-    budget: 13_800,
+    budget: 14_600,
     target: 12_000,
   },
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
-    budget: 25_000,
+    budget: 25_800,
     target: 24_000,
   },
   { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 60_000, target: 30_000 },
