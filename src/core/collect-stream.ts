@@ -126,13 +126,21 @@ export class StreamAccumulator {
  * the caller. Never throws.
  */
 export function parseToolArguments(text: string): Record<string, unknown> {
+  return toolArgumentsObject(text) ?? {};
+}
+
+/**
+ * {@link parseToolArguments}, telling the cases apart: the object, `{}` for empty text, `undefined` for text
+ * that is not an object (the caller keeps `{}` and the text). Never throws.
+ */
+export function toolArgumentsObject(text: string): Record<string, unknown> | undefined {
   if (text.trim() === "") return {};
   try {
     const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
+    if (typeof value === "object" && value !== null && !Array.isArray(value))
+      return value as Record<string, unknown>;
   } catch {
-    return {};
+    // Not JSON: not an object.
   }
+  return undefined;
 }

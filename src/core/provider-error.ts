@@ -208,6 +208,18 @@ export class ProviderError extends Error {
 }
 
 /**
+ * The one rule for an error raised once content has reached the caller (`contentSent`): a `ProviderError`
+ * gets `partialOutput: true` (a copy; one already marked is returned as it is), anything else passes
+ * unchanged. The stream loop of the protocols, the HTTP shell and the stream guards all apply it, so
+ * nobody switches providers and sends the same text twice.
+ */
+export function markPartialOutput<E>(error: E, contentSent: boolean): E {
+  return contentSent && ProviderError.is(error) && !error.partialOutput
+    ? (error.with({ partialOutput: true }) as E)
+    : error;
+}
+
+/**
  * Longest wait an error asks for: one hour. A `Retry-After` date years ahead (seen from misconfigured
  * servers) is not a plan anyone should follow; past an hour the caller decides.
  */

@@ -14,7 +14,7 @@
  *
  * @module
  */
-import { ProviderError } from "./provider-error.ts";
+import { markPartialOutput, ProviderError } from "./provider-error.ts";
 import { isContentEvent, type StreamEvent } from "./stream-event.ts";
 
 /** Who produced a stream, for the error raised when it ends without `done`. */
@@ -125,7 +125,7 @@ class ReleasedStream implements AsyncIterableIterator<StreamEvent> {
     } catch (error) {
       this.finished = true;
       // Content reached the caller before this failure: it must not be switched away from.
-      throw ProviderError.is(error) && !error.partialOutput ? error.with({ partialOutput: true }) : error;
+      throw markPartialOutput(error, true);
     }
   }
 

@@ -13,7 +13,7 @@ import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
-import type { StreamEvent } from "../core/stream-event.ts";
+import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "../core/tool-spec.ts";
 import type { Protocol, ProtocolWire } from "../protocols/protocol.ts";
 import {
@@ -188,14 +188,14 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
     async *stream(messages, tools, options = {} as O): AsyncGenerator<StreamEvent, void, undefined> {
       const { response, context } = send(messages, tools, options, true);
       // The stream guard: every failure — the request, a missing body, the stream itself — is a scrubbed
-      // ProviderError, with partialOutput once an event other than usage or done went out.
+      // ProviderError, with partialOutput once a content event went out.
       let produced = false;
       try {
         const answer = await response;
         const body = (spec.checkStream ? await spec.checkStream(answer) : answer).body;
         if (!body) throw new TypeError("response has no body");
         for await (const event of protocol.assembleStream(protocol.readFrames(body), context)) {
-          if (event.type !== "usage" && event.type !== "done") produced = true;
+          produced ||= isContentEvent(event);
           yield event;
         }
       } catch (error) {

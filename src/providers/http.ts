@@ -5,7 +5,7 @@
  * @module
  */
 import type { Timeouts } from "../core/call-options.ts";
-import { ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
+import { markPartialOutput, ProviderError, type ProviderErrorKind } from "../core/provider-error.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import type { ErrorBodyMapper } from "../protocols/protocol.ts";
 import { WireError } from "../wire/wire-error.ts";
@@ -246,9 +246,7 @@ export function toProviderError(
   signal?: AbortSignal,
   partialOutput = false,
 ): ProviderError {
-  if (ProviderError.is(error)) {
-    return partialOutput && !error.partialOutput ? error.with({ partialOutput: true }) : error;
-  }
+  if (ProviderError.is(error)) return markPartialOutput(error, partialOutput);
   const name = (error as { name?: unknown } | null)?.name;
   const message = error instanceof Error ? error.message : String(error);
   let kind: ProviderErrorKind;
