@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from "../../core/message.ts";
 import type { Response } from "../../core/response.ts";
+import { toolCallFrom } from "../tool-call-tracker.ts";
 import { ANTHROPIC_MESSAGES, type AnthropicBlock, type AnthropicMessage } from "./anthropic-wire.ts";
 import { mapAnthropicStopReason } from "./map-anthropic-stop-reason.ts";
 import { mapAnthropicUsage } from "./map-anthropic-usage.ts";
@@ -20,35 +21,28 @@ export function isAnthropicMessage(json: object): json is AnthropicMessage {
   return Array.isArray((json as AnthropicMessage).content);
 }
 
+/** What the stream assembler read beyond the message it rebuilt (see {@link parseAnthropicResponse}). */
+export interface AnthropicStreamReading {
+  /** Raw argument text of tool_use blocks whose streamed input was not valid JSON, by block. */
+  malformedInput?: ReadonlyMap<AnthropicBlock, string>;
+  /** What reading the stream could not keep as it came (after `context.warnings`). */
+  warnings?: readonly string[];
+}
+
 /**
  * A whole Messages API response → `Response`. `native.blocks` is the `content` array verbatim (signed
  * thinking, redacted thinking, server tool blocks included); text is the text blocks joined; client
  * `tool_use` blocks become tool calls; thinking text becomes the display-only `reasoning`.
+ *
+ * The stream assembler hands its rebuilt message here too (with what only a stream has: `reading`), so a
+ * whole answer and the same answer streamed give the very same `Response`.
  */
-export function parseAnthropicResponse(json: AnthropicMessage, context: AnthropicResponseContext): Response {
-  const blocks = Array.isArray(json.content) ? json.content : [];
-  return anthropicResponseFromBlocks(blocks, {
-    id: json.id,
-    model: json.model,
-    stopReason: json.stop_reason,
-    usage: mapAnthropicUsage(json.usage),
-    context,
-  });
-}
-
-/** Shared by the JSON parser and the stream assembler, so both build the very same `Response`. */
-export function anthropicResponseFromBlocks(
-  blocks: AnthropicBlock[],
-  parts: {
-    id: string | undefined;
-    model: string | undefined;
-    stopReason: string | null | undefined;
-    usage: Response["usage"];
-    context: AnthropicResponseContext;
-    /** Raw argument text of tool_use blocks whose streamed input was not valid JSON, by block. */
-    malformedInput?: ReadonlyMap<AnthropicBlock, string>;
-  },
+export function parseAnthropicResponse(
+  json: AnthropicMessage,
+  context: AnthropicResponseContext,
+  reading: AnthropicStreamReading = {},
 ): Response {
+  const blocks = Array.isArray(json.content) ? json.content : [];
   let text = "";
   let reasoning = "";
   const toolCalls: ToolCall[] = [];
@@ -60,21 +54,9 @@ export function anthropicResponseFromBlocks(
       case "thinking":
         if (typeof block.thinking === "string") reasoning += block.thinking;
         break;
-      case "tool_use": {
-        const input = block.input;
-        const call: ToolCall = {
-          id: String(block.id),
-          name: String(block.name),
-          arguments:
-            typeof input === "object" && input !== null && !Array.isArray(input)
-              ? (input as ToolCall["arguments"])
-              : {},
-        };
-        const raw = parts.malformedInput?.get(block);
-        if (raw !== undefined) call.argumentsText = raw;
-        toolCalls.push(call);
+      case "tool_use":
+        toolCalls.push(toolCallFrom(block.id, block.name, block.input, reading.malformedInput?.get(block)));
         break;
-      }
     }
   }
   const message: Message = {
@@ -85,21 +67,22 @@ export function anthropicResponseFromBlocks(
     synthetic: false,
     native: {
       protocol: ANTHROPIC_MESSAGES,
-      origin: parts.context.origin,
-      model: parts.context.model,
+      origin: context.origin,
+      model: context.model,
       blocks,
     },
   };
   const response: Response = {
     message,
-    usage: parts.usage,
-    stopReason: mapAnthropicStopReason(parts.stopReason),
-    model: parts.model ?? parts.context.model,
-    provider: parts.context.provider,
+    usage: mapAnthropicUsage(json.usage),
+    stopReason: mapAnthropicStopReason(json.stop_reason),
+    model: json.model ?? context.model,
+    provider: context.provider,
   };
-  if (parts.stopReason) response.rawStopReason = parts.stopReason;
-  if (parts.id) response.id = parts.id;
+  if (json.stop_reason) response.rawStopReason = json.stop_reason;
+  if (json.id) response.id = json.id;
   if (reasoning) response.reasoning = reasoning;
-  if (parts.context.warnings?.length) response.warnings = [...parts.context.warnings];
+  const warnings = [...(context.warnings ?? []), ...(reading.warnings ?? [])];
+  if (warnings.length > 0) response.warnings = warnings;
   return response;
 }

@@ -1,8 +1,11 @@
-import { ProviderError } from "../../core/provider-error.ts";
+import { toolArgumentsObject } from "../../core/collect-stream.ts";
 import type { Response } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import { type AwsEventFrame, frameInfo } from "../../wire/aws-event-stream.ts";
-import { deliverBatches } from "../deliver-batches.ts";
+import { deliverBatches, eventObject, malformedEvent, pushText } from "../deliver-batches.ts";
+import { mergeUnknownDelta } from "../merge-unknown-delta.ts";
+import { PieceBuffer } from "../piece-buffer.ts";
+import { type StreamedToolCall, ToolCallTracker, toolCallFrom } from "../tool-call-tracker.ts";
 import { base64ToBytes, bytesToBase64 } from "./base64.ts";
 import type {
   ConverseBlock,
@@ -17,46 +20,25 @@ import {
   converseResponseFromBlocks,
 } from "./parse-bedrock-converse-response.ts";
 
-/**
- * A block's text pieces, kept compact until the block ends: every 256 pieces are joined into one string
- * (`text += piece` would keep a rope of one node per delta).
- */
-class Pieces {
-  private chunks: string[] = [];
-  private parts: string[] = [];
-  push(piece: string): void {
-    this.parts.push(piece);
-    if (this.parts.length === 256) {
-      this.chunks.push(this.parts.join(""));
-      this.parts = [];
-    }
-  }
-  join(): string {
-    if (this.parts.length > 0) {
-      this.chunks.push(this.parts.join(""));
-      this.parts = [];
-    }
-    if (this.chunks.length > 1) this.chunks = [this.chunks.join("")];
-    return this.chunks[0] ?? "";
-  }
-}
-
-type EntryKind = "text" | "reasoning" | "redacted" | "toolUse" | "toolResult";
+type EntryKind = "text" | "reasoning" | "redacted" | "toolUse" | "toolResult" | "other";
 
 /** One content block being assembled. */
 interface Entry {
   kind: EntryKind;
   /** The block as it will appear in `native.blocks`; filled in when the entry closes. */
   block: ConverseBlock;
-  /** Text, reasoning text or tool input JSON. */
-  pieces: Pieces;
+  /** Text or reasoning text. */
+  pieces: PieceBuffer;
   signature: string | undefined;
   redacted: Uint8Array[] | undefined;
   resultContent: ConverseToolResultContent[] | undefined;
-  /** Position in `toolCalls`, for client `toolUse` blocks. */
-  toolIndex: number | undefined;
+  /** A `toolUse` block's call (its input JSON; started when it is a client tool call). */
+  call: StreamedToolCall | undefined;
   closed: boolean;
 }
+
+/** The members of `contentBlockDelta.delta` this assembler reads; any other is merged by `mergeUnknownDelta`. */
+const KNOWN_DELTAS = new Set(["text", "reasoningContent", "toolUse", "toolResult"]);
 
 const utf8 = new TextDecoder();
 
@@ -73,6 +55,9 @@ const utf8 = new TextDecoder();
  *   `input` pieces are joined and parsed once at `contentBlockStop`; malformed JSON (a `max_tokens` stop
  *   can cut it) gives `{}` with the text kept in `argumentsText`; server tool calls are kept in
  *   `native.blocks` but are not tool calls for the caller;
+ * - a `contentBlockStart` of a kind this version does not know opens a block holding it verbatim, and
+ *   delta members it does not know are merged into that block by `mergeUnknownDelta`; one that arrives for
+ *   a block of a known kind (where it has no place) is left out with a warning in `Response.warnings`;
  * - `messageStop` carries the stop reason, `metadata` the usage.
  *
  * The stream is complete after `metadata` (or at the end of the body once `messageStop` was seen).
@@ -82,17 +67,19 @@ export class BedrockConverseStreamAssembler {
   stopped = false;
   /** True once `metadata` arrived after `messageStop`: nothing more is expected. */
   ended = false;
-  /** True once any content event was produced (for `ProviderError.partialOutput`). */
-  producedOutput = false;
+  /** The terminal event of a ConverseStream. */
+  readonly terminal = "messageStop";
+  /** Who the response is from (`Response.provider`, `native.origin` and `native.model`). */
+  readonly context: BedrockConverseResponseContext;
   /** Every block, in emission order. */
-  private readonly entries: Entry[] = [];
+  readonly #entries: Entry[] = [];
   /** The open (or last) entry per `contentBlockIndex`. */
-  private readonly current = new Map<number, Entry>();
-  private readonly malformedInput = new Map<ConverseBlock, string>();
-  private toolCount = 0;
-  private usage: ConverseUsage | undefined;
-  private stopReason: string | null | undefined;
-  private readonly context: BedrockConverseResponseContext;
+  readonly #current = new Map<number, Entry>();
+  readonly #malformedInput = new Map<ConverseBlock, string>();
+  readonly #tools = new ToolCallTracker<number>();
+  readonly #warnings: string[] = [];
+  #usage: ConverseUsage | undefined;
+  #stopReason: string | null | undefined;
 
   constructor(context: BedrockConverseResponseContext) {
     this.context = context;
@@ -105,29 +92,10 @@ export class BedrockConverseStreamAssembler {
   applyFrame(frame: AwsEventFrame, out: StreamEvent[]): void {
     const { messageType, eventType } = frameInfo(frame);
     if ((messageType !== undefined && messageType !== "event") || eventType?.endsWith("Exception")) {
-      throw bedrockStreamError(frame, {
-        provider: this.context.provider,
-        model: this.context.model,
-        partialOutput: this.producedOutput,
-      });
+      throw bedrockStreamError(frame, this.context);
     }
     if (eventType === undefined) return;
-    let payload: unknown;
-    const text = utf8.decode(frame.payload);
-    try {
-      payload = JSON.parse(text);
-    } catch (cause) {
-      throw new ProviderError({
-        kind: "invalid_response",
-        message: `Bedrock ConverseStream sent a ${eventType} event that is not JSON`,
-        provider: this.context.provider,
-        model: this.context.model,
-        upstreamBody: text,
-        partialOutput: this.producedOutput,
-        cause,
-      });
-    }
-    this.apply(eventType, payload, out);
+    this.apply(eventType, eventObject(utf8.decode(frame.payload), eventType, this.context) ?? null, out);
   }
 
   /**
@@ -135,31 +103,31 @@ export class BedrockConverseStreamAssembler {
    * `{ [eventType]: payload }`), pushing the neutral events it produces onto `out`. Throws `ProviderError`.
    */
   apply(eventType: string, payload: unknown, out: StreamEvent[]): void {
-    if (typeof payload !== "object" || payload === null) throw this.invalid(eventType);
+    if (typeof payload !== "object" || payload === null) throw malformedEvent(this.context, eventType);
     switch (eventType) {
       case "contentBlockDelta":
-        this.delta(payload as ConverseStreamEvents["contentBlockDelta"], out);
+        this.#delta(payload as ConverseStreamEvents["contentBlockDelta"], out);
         return;
       case "contentBlockStart":
-        this.start(payload as ConverseStreamEvents["contentBlockStart"], out);
+        this.#start(payload as ConverseStreamEvents["contentBlockStart"], out);
         return;
       case "contentBlockStop": {
         const index = (payload as ConverseStreamEvents["contentBlockStop"]).contentBlockIndex;
-        if (typeof index !== "number") throw this.invalid(eventType);
-        const entry = this.current.get(index);
-        if (entry) this.close(entry, out);
+        if (typeof index !== "number") throw malformedEvent(this.context, eventType);
+        const entry = this.#current.get(index);
+        if (entry) this.#close(entry, out);
         return;
       }
       case "messageStop": {
-        for (const entry of this.entries) if (!entry.closed) this.close(entry, out);
-        this.stopReason = (payload as ConverseStreamEvents["messageStop"]).stopReason;
+        for (const entry of this.#entries) if (!entry.closed) this.#close(entry, out);
+        this.#stopReason = (payload as ConverseStreamEvents["messageStop"]).stopReason;
         this.stopped = true;
         return;
       }
       case "metadata": {
         const usage = (payload as ConverseStreamEvents["metadata"]).usage;
         if (usage) {
-          this.usage = usage;
+          this.#usage = usage;
           out.push({ type: "usage", usage: mapBedrockConverseUsage(usage) });
         }
         if (this.stopped) this.ended = true;
@@ -174,188 +142,188 @@ export class BedrockConverseStreamAssembler {
   /** The final response. Call after `messageStop`. */
   finish(): Response {
     const blocks: ConverseBlock[] = [];
-    for (const entry of this.entries) {
-      if (!entry.closed) this.seal(entry);
+    for (const entry of this.#entries) {
+      if (!entry.closed) this.#seal(entry);
       blocks.push(entry.block);
     }
     return converseResponseFromBlocks(blocks, {
-      stopReason: this.stopReason,
-      usage: mapBedrockConverseUsage(this.usage),
+      stopReason: this.#stopReason,
+      usage: mapBedrockConverseUsage(this.#usage),
       context: this.context,
-      malformedInput: this.malformedInput,
+      malformedInput: this.#malformedInput,
+      warnings: this.#warnings,
     });
   }
 
-  /** The error for a stream that ended before `messageStop`. */
-  truncated(): ProviderError {
-    return new ProviderError({
-      kind: "truncated",
-      message: "Bedrock ConverseStream ended before messageStop",
-      provider: this.context.provider,
-      model: this.context.model,
-      partialOutput: this.producedOutput,
-    });
-  }
-
-  private start(event: ConverseStreamEvents["contentBlockStart"], out: StreamEvent[]): void {
+  #start(event: ConverseStreamEvents["contentBlockStart"], out: StreamEvent[]): void {
     const index = event.contentBlockIndex;
-    if (typeof index !== "number") throw this.invalid("contentBlockStart");
+    if (typeof index !== "number") throw malformedEvent(this.context, "contentBlockStart");
     const start = event.start;
     if (typeof start?.toolUse === "object" && start.toolUse !== null) {
       const call = start.toolUse;
       if (typeof call.toolUseId !== "string" || typeof call.name !== "string") {
-        throw this.invalid("contentBlockStart");
+        throw malformedEvent(this.context, "contentBlockStart");
       }
-      const entry = this.open(index, "toolUse", {
+      const entry = this.#open(index, "toolUse", {
         toolUse: { ...call, toolUseId: call.toolUseId, name: call.name, input: {} },
       });
-      if (call.type === undefined || call.type === "tool_use") {
-        entry.toolIndex = this.toolCount++;
-        this.emit(out, {
-          type: "tool-call-start",
-          index: entry.toolIndex,
-          id: call.toolUseId,
-          name: call.name,
-        });
-      }
+      const tracked = this.#tools.open();
+      tracked.id = call.toolUseId;
+      tracked.name = call.name;
+      entry.call = tracked;
+      // Server tool calls (`type: "server_tool_use"`) stay in native.blocks only: they never start.
+      if (call.type === undefined || call.type === "tool_use") this.#tools.start(tracked, out);
       return;
     }
     if (typeof start?.toolResult === "object" && start.toolResult !== null) {
-      const entry = this.open(index, "toolResult", {
+      const entry = this.#open(index, "toolResult", {
         toolResult: { ...start.toolResult, toolUseId: String(start.toolResult.toolUseId), content: [] },
       });
       entry.resultContent = [];
+      return;
     }
-    // Other starts (images, documents, block kinds this version does not know) carry nothing to keep.
+    // A block kind this version does not know: kept as it started, its deltas merged in.
+    if (typeof start === "object" && start !== null && Object.keys(start).length > 0)
+      this.#open(index, "other", { ...start } as ConverseBlock);
   }
 
-  private delta(event: ConverseStreamEvents["contentBlockDelta"], out: StreamEvent[]): void {
+  #delta(event: ConverseStreamEvents["contentBlockDelta"], out: StreamEvent[]): void {
     const index = event.contentBlockIndex;
     const delta = event.delta;
     if (typeof index !== "number" || typeof delta !== "object" || delta === null) {
-      throw this.invalid("contentBlockDelta");
+      throw malformedEvent(this.context, "contentBlockDelta");
     }
     if (typeof delta.text === "string") {
-      const entry = this.entryFor(index, "text", delta.text === "");
+      const entry = this.#entryFor(index, "text", delta.text === "");
       if (entry === undefined) return;
       entry.pieces.push(delta.text);
-      if (delta.text !== "") this.emitText(out, "text-delta", delta.text);
+      if (delta.text !== "") pushText(out, "text-delta", delta.text);
       return;
     }
     const reasoning = delta.reasoningContent;
     if (typeof reasoning === "object" && reasoning !== null) {
       if (typeof reasoning.redactedContent === "string") {
-        const entry = this.entryFor(index, "redacted", false)!;
+        const entry = this.#entryFor(index, "redacted", false)!;
         let bytes: Uint8Array;
         try {
           bytes = base64ToBytes(reasoning.redactedContent);
         } catch (cause) {
-          throw this.invalid("contentBlockDelta (redactedContent is not base64)", cause);
+          throw malformedEvent(this.context, "contentBlockDelta (redactedContent is not base64)", cause);
         }
         if (entry.redacted === undefined) entry.redacted = [bytes];
         else entry.redacted.push(bytes);
-        this.producedOutput = true;
         return;
       }
       if (typeof reasoning.text === "string") {
-        const entry = this.entryFor(index, "reasoning", reasoning.text === "");
+        const entry = this.#entryFor(index, "reasoning", reasoning.text === "");
         if (entry === undefined) return;
         entry.pieces.push(reasoning.text);
-        if (reasoning.text !== "") this.emitText(out, "reasoning-delta", reasoning.text);
+        if (reasoning.text !== "") pushText(out, "reasoning-delta", reasoning.text);
       }
       if (typeof reasoning.signature === "string") {
-        const entry = this.entryFor(index, "reasoning", false)!;
+        const entry = this.#entryFor(index, "reasoning", false)!;
         entry.signature = (entry.signature ?? "") + reasoning.signature;
       }
       return;
     }
     const call = delta.toolUse;
     if (typeof call === "object" && call !== null) {
-      const entry = this.current.get(index);
+      const entry = this.#current.get(index);
       if (entry?.kind !== "toolUse" || entry.closed)
-        throw this.invalid("contentBlockDelta (toolUse without its start)");
-      const piece = typeof call.input === "string" ? call.input : "";
-      entry.pieces.push(piece);
-      if (entry.toolIndex !== undefined && piece !== "") {
-        this.producedOutput = true;
-        const last = out[out.length - 1];
-        // Pieces of one call from the same read become one event, as text does.
-        if (last?.type === "tool-call-delta" && last.index === entry.toolIndex) last.argumentsDelta += piece;
-        else
-          out.push({
-            type: "tool-call-delta",
-            index: entry.toolIndex,
-            id: String(entry.block.toolUse!.toolUseId),
-            argumentsDelta: piece,
-          });
-      }
+        throw malformedEvent(this.context, "contentBlockDelta (toolUse without its start)");
+      this.#tools.append(entry.call!, typeof call.input === "string" ? call.input : "", out);
       return;
     }
     if (Array.isArray(delta.toolResult)) {
-      const entry = this.current.get(index);
+      const entry = this.#current.get(index);
       if (entry?.kind !== "toolResult" || entry.closed) {
-        throw this.invalid("contentBlockDelta (toolResult without its start)");
+        throw malformedEvent(this.context, "contentBlockDelta (toolResult without its start)");
       }
       entry.resultContent!.push(...delta.toolResult);
       return;
     }
-    // Citations and delta kinds this version does not know.
+    this.#unknownDelta(index, delta);
+  }
+
+  /**
+   * Delta members this version does not know (`citation`, `image`, …): merged into the block of a kind it
+   * does not know either that is open at `index` (or a new one), or — where a block of a known kind is open
+   * there, which has no field for them — left out with a warning. (A delta is a tagged union: one member.)
+   */
+  #unknownDelta(index: number, delta: Record<string, unknown>): void {
+    const unknown: Record<string, unknown> = {};
+    let any = false;
+    for (const member of Object.keys(delta)) {
+      if (KNOWN_DELTAS.has(member)) continue;
+      unknown[member] = delta[member];
+      any = true;
+    }
+    if (!any) return;
+    let entry = this.#current.get(index);
+    if (entry !== undefined && !entry.closed && entry.kind !== "other") {
+      this.#warn(
+        `content block ${index} (${entry.kind}): contentBlockDelta ${Object.keys(unknown).join(", ")} left out`,
+      );
+      return;
+    }
+    if (entry === undefined || entry.closed) entry = this.#open(index, "other", {});
+    mergeUnknownDelta(entry.block, unknown, this.#warnings, `content block ${index}: contentBlockDelta`);
   }
 
   /**
    * The open entry of `kind` at `index`, or a new one. A delta of another kind than the block open at its
    * index starts a new block there (or is skipped when it is empty), so nothing is mixed or lost.
    */
-  private entryFor(index: number, kind: EntryKind, empty: boolean): Entry | undefined {
-    const entry = this.current.get(index);
+  #entryFor(index: number, kind: EntryKind, empty: boolean): Entry | undefined {
+    const entry = this.#current.get(index);
     if (entry !== undefined && !entry.closed && entry.kind === kind) return entry;
     if (empty && entry !== undefined && !entry.closed) return undefined;
-    return this.open(index, kind, {});
+    return this.#open(index, kind, {});
   }
 
-  private open(index: number, kind: EntryKind, block: ConverseBlock): Entry {
+  #open(index: number, kind: EntryKind, block: ConverseBlock): Entry {
     const entry: Entry = {
       kind,
       block,
-      pieces: new Pieces(),
+      pieces: new PieceBuffer(),
       signature: undefined,
       redacted: undefined,
       resultContent: undefined,
-      toolIndex: undefined,
+      call: undefined,
       closed: false,
     };
-    const previous = this.current.get(index);
-    if (previous !== undefined && !previous.closed) this.seal(previous);
-    this.current.set(index, entry);
-    this.entries.push(entry);
+    const previous = this.#current.get(index);
+    if (previous !== undefined && !previous.closed) this.#seal(previous);
+    this.#current.set(index, entry);
+    this.#entries.push(entry);
     return entry;
   }
 
   /** Closes an entry: its block gets its final content; a client tool call ends. */
-  private close(entry: Entry, out: StreamEvent[]): void {
+  #close(entry: Entry, out: StreamEvent[]): void {
     if (entry.closed) return;
-    this.seal(entry);
-    if (entry.toolIndex !== undefined) {
+    this.#seal(entry);
+    if (entry.call?.position !== undefined) {
       const call = entry.block.toolUse!;
-      const toolCall = { id: call.toolUseId, name: call.name, arguments: call.input };
-      const raw = this.malformedInput.get(entry.block);
-      this.emit(out, {
-        type: "tool-call-end",
-        index: entry.toolIndex,
-        toolCall: raw === undefined ? toolCall : { ...toolCall, argumentsText: raw },
-      });
+      const toolCall = toolCallFrom(
+        call.toolUseId,
+        call.name,
+        call.input,
+        this.#malformedInput.get(entry.block),
+      );
+      this.#tools.end(entry.call, toolCall, out);
     }
   }
 
   /** Fills in an entry's block from what arrived. */
-  private seal(entry: Entry): void {
+  #seal(entry: Entry): void {
     entry.closed = true;
     switch (entry.kind) {
       case "text":
-        entry.block.text = entry.pieces.join();
+        entry.block.text = entry.pieces.text();
         return;
       case "reasoning": {
-        const reasoningText: { text: string; signature?: string } = { text: entry.pieces.join() };
+        const reasoningText: { text: string; signature?: string } = { text: entry.pieces.text() };
         if (entry.signature !== undefined) reasoningText.signature = entry.signature;
         entry.block.reasoningContent = { reasoningText };
         return;
@@ -375,54 +343,23 @@ export class BedrockConverseStreamAssembler {
         return;
       }
       case "toolUse": {
-        const json = entry.pieces.join();
-        const call = entry.block.toolUse!;
-        if (json.trim() === "") {
-          call.input = {};
-          return;
-        }
-        let parsed: unknown;
-        try {
-          parsed = JSON.parse(json);
-        } catch {
-          parsed = undefined;
-        }
-        if (typeof parsed === "object" && parsed !== null && !Array.isArray(parsed)) {
-          call.input = parsed as Record<string, unknown>;
-        } else {
-          call.input = {};
-          this.malformedInput.set(entry.block, json);
-        }
+        const json = entry.call!.arguments.text();
+        entry.call!.arguments.clear();
+        const input = toolArgumentsObject(json);
+        entry.block.toolUse!.input = input ?? {};
+        if (input === undefined) this.#malformedInput.set(entry.block, json);
         return;
       }
       case "toolResult":
         entry.block.toolResult!.content = entry.resultContent ?? [];
         return;
+      case "other":
+        return;
     }
   }
 
-  private emit(out: StreamEvent[], event: StreamEvent): void {
-    this.producedOutput = true;
-    out.push(event);
-  }
-
-  /** Text and reasoning pieces: one that follows a piece of the same kind in `out` is appended to it. */
-  private emitText(out: StreamEvent[], type: "text-delta" | "reasoning-delta", text: string): void {
-    this.producedOutput = true;
-    const last = out[out.length - 1];
-    if (last !== undefined && last.type === type) last.text += text;
-    else out.push({ type, text });
-  }
-
-  private invalid(what: string, cause?: unknown): ProviderError {
-    return new ProviderError({
-      kind: "invalid_response",
-      message: `Bedrock ConverseStream sent a malformed ${what} event`,
-      provider: this.context.provider,
-      model: this.context.model,
-      partialOutput: this.producedOutput,
-      cause,
-    });
+  #warn(warning: string): void {
+    if (!this.#warnings.includes(warning)) this.#warnings.push(warning);
   }
 }
 

@@ -138,7 +138,11 @@ export interface ConverseStreamEvents {
   messageStart: { role?: string };
   contentBlockStart: {
     contentBlockIndex: number;
-    start?: { toolUse?: Partial<ConverseToolUse>; toolResult?: Partial<ConverseToolResult> } | null;
+    start?: {
+      toolUse?: Partial<ConverseToolUse>;
+      toolResult?: Partial<ConverseToolResult>;
+      [member: string]: unknown;
+    } | null;
   };
   contentBlockDelta: {
     contentBlockIndex: number;

@@ -7,11 +7,12 @@ const utf8 = new TextDecoder();
 /**
  * The `ProviderError` for an exception frame of a Bedrock event stream (`:message-type: exception` or
  * `error`), or for an `…Exception` event: the mid-stream failure of ConverseStream or
- * InvokeModelWithResponseStream.
+ * InvokeModelWithResponseStream. `partialOutput` is set by the stream loop (`deliverBatches`), which knows
+ * whether content went out before it.
  */
 export function bedrockStreamError(
   frame: AwsEventFrame,
-  source: { provider: string; model: string; partialOutput: boolean },
+  source: { provider: string; model: string },
 ): ProviderError {
   const info = frameInfo(frame);
   const named =
@@ -26,6 +27,5 @@ export function bedrockStreamError(
     provider: source.provider,
     model: source.model,
     upstreamBody: utf8.decode(frame.payload) || undefined,
-    partialOutput: source.partialOutput,
   });
 }

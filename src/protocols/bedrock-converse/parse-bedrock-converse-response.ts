@@ -1,5 +1,6 @@
 import type { Message, ToolCall } from "../../core/message.ts";
 import type { Response } from "../../core/response.ts";
+import { toolCallFrom } from "../tool-call-tracker.ts";
 import { BEDROCK_CONVERSE, type ConverseBlock, type ConverseResponse } from "./bedrock-converse-wire.ts";
 import { mapBedrockConverseStopReason } from "./map-bedrock-converse-stop-reason.ts";
 import { mapBedrockConverseUsage } from "./map-bedrock-converse-usage.ts";
@@ -41,6 +42,8 @@ export function converseResponseFromBlocks(
     context: BedrockConverseResponseContext;
     /** Raw input text of `toolUse` blocks whose streamed input was not a JSON object, by block. */
     malformedInput?: ReadonlyMap<ConverseBlock, string>;
+    /** What reading the answer could not keep as it came (after `context.warnings`). */
+    warnings?: readonly string[];
   },
 ): Response {
   let text = "";
@@ -59,18 +62,7 @@ export function converseResponseFromBlocks(
     }
     const call = block.toolUse;
     if (typeof call === "object" && call !== null && (call.type === undefined || call.type === "tool_use")) {
-      const input = call.input;
-      const toolCall: ToolCall = {
-        id: String(call.toolUseId),
-        name: String(call.name),
-        arguments:
-          typeof input === "object" && input !== null && !Array.isArray(input)
-            ? (input as ToolCall["arguments"])
-            : {},
-      };
-      const raw = parts.malformedInput?.get(block);
-      if (raw !== undefined) toolCall.argumentsText = raw;
-      toolCalls.push(toolCall);
+      toolCalls.push(toolCallFrom(call.toolUseId, call.name, call.input, parts.malformedInput?.get(block)));
     }
   }
   const message: Message = {
@@ -95,6 +87,7 @@ export function converseResponseFromBlocks(
   };
   if (parts.stopReason) response.rawStopReason = parts.stopReason;
   if (reasoning) response.reasoning = reasoning;
-  if (parts.context.warnings?.length) response.warnings = [...parts.context.warnings];
+  const warnings = [...(parts.context.warnings ?? []), ...(parts.warnings ?? [])];
+  if (warnings.length > 0) response.warnings = warnings;
   return response;
 }

@@ -9,11 +9,11 @@ const utf8 = new TextDecoder();
  * The Anthropic event inside one InvokeModelWithResponseStream frame: the frame's payload is
  * `{ "bytes": "<base64>", "p": "<padding>" }` and `bytes` decodes to exactly the JSON of an Anthropic
  * Messages stream event. Undefined for frames that are not `chunk` events; throws `invalid_response` for a
- * chunk that does not hold one.
+ * chunk that does not hold one (`partialOutput` is set by the stream loop, `deliverBatches`).
  */
 export function anthropicEventOfChunk(
   frame: AwsEventFrame,
-  source: { provider: string; model: string; partialOutput: boolean },
+  source: { provider: string; model: string },
 ): AnthropicStreamEvent | undefined {
   if (frameInfo(frame).eventType !== "chunk") return undefined;
   const text = utf8.decode(frame.payload);
@@ -30,7 +30,6 @@ export function anthropicEventOfChunk(
       provider: source.provider,
       model: source.model,
       upstreamBody: text,
-      partialOutput: source.partialOutput,
       cause,
     });
   }

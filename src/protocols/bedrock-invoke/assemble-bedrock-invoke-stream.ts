@@ -22,16 +22,11 @@ export function assembleBedrockInvokeStream(
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const assembler = new AnthropicStreamAssembler(context);
   return deliverBatches(frames, assembler, (frame, out) => {
-    const source = {
-      provider: context.provider,
-      model: context.model,
-      partialOutput: assembler.producedOutput,
-    };
     const { messageType, eventType } = frameInfo(frame);
     if ((messageType !== undefined && messageType !== "event") || eventType?.endsWith("Exception")) {
-      throw bedrockStreamError(frame, source);
+      throw bedrockStreamError(frame, context);
     }
-    const event = anthropicEventOfChunk(frame, source);
+    const event = anthropicEventOfChunk(frame, context);
     if (event !== undefined) assembler.apply(event, out);
   });
 }
