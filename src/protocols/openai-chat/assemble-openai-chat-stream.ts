@@ -1,25 +1,20 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
 import { ProviderError } from "../../core/provider-error.ts";
-import { coalesceDeltas, type StreamEvent } from "../../core/stream-event.ts";
+import type { Response } from "../../core/response.ts";
+import type { StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
+import { deliverBatches, eventObject, pushText } from "../deliver-batches.ts";
+import { PieceBuffer } from "../piece-buffer.ts";
 import { TextToolCallScanner } from "../text-tool-calls/index.ts";
+import { type StreamedToolCall, ToolCallTracker } from "../tool-call-tracker.ts";
 import { mapOpenAIChatError } from "./map-openai-chat-error.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
-import type { OpenAIChatChunk, OpenAIChatToolCallDelta } from "./openai-chat-wire.ts";
+import type { OpenAIChatChunk, OpenAIChatToolCallDelta, OpenAIChatUsage } from "./openai-chat-wire.ts";
 import {
   type AssembledOpenAIChatMessage,
   type OpenAIChatResponseContext,
   openAIChatResponse,
 } from "./parse-openai-chat-response.ts";
-
-interface ToolSlot {
-  position: number;
-  id: string | undefined;
-  name: string;
-  arguments: string;
-  started: boolean;
-  ended: boolean;
-}
 
 /**
  * Assembles a Chat Completions stream: neutral events as chunks arrive, then `done` with the same
@@ -34,235 +29,218 @@ interface ToolSlot {
  * - an `error` object inside a chunk (OpenRouter) or an `error` event (Groq) → `ProviderError`;
  * - the stream ends at `[DONE]`, or at the end of the body once a `finish_reason` was seen; a body that
  *   ends before either is `truncated`.
+ *
+ * Other members of a chunk's `delta` (OpenRouter's `reasoning_details`, `annotations`, `audio`) are not
+ * read, here as in `parseOpenAIChatResponse`: `native.blocks` is the canonical assistant message both ways.
  */
-export async function* assembleOpenAIChatStream(
+export function assembleOpenAIChatStream(
   events: AsyncIterable<SseEvent | readonly SseEvent[]>,
   context: OpenAIChatResponseContext,
 ): AsyncGenerator<StreamEvent, void, undefined> {
-  const state: AssembledOpenAIChatMessage = {
-    id: undefined,
-    model: undefined,
-    content: "",
-    reasoning: "",
-    refusal: "",
-    toolCalls: [],
-    finishReason: undefined,
-    usage: undefined,
-    warnings: [],
-  };
-  const slots = new Map<number, ToolSlot>();
-  const ordered: ToolSlot[] = [];
-  const scanner = context.profile.textToolCalls
-    ? new TextToolCallScanner(context.profile.textToolCalls)
-    : undefined;
-  let produced = false;
-  let sawFinish = false;
+  const assembler = new OpenAIChatStreamAssembler(context);
+  return deliverBatches(events, assembler, (sse, out) => assembler.apply(sse, out));
+}
 
-  const fail = (message: string, body: unknown, cause?: unknown): ProviderError => {
-    const info = mapOpenAIChatError(undefined, body);
-    return new ProviderError({
-      kind: cause === undefined ? info.kind : "invalid_response",
-      message: cause === undefined ? `${context.provider} stream error: ${info.message}` : message,
-      code: info.code,
-      retryable: info.retryable,
-      provider: context.provider,
-      model: context.model,
-      upstreamBody: typeof body === "string" ? body : JSON.stringify(body),
-      partialOutput: produced,
-      cause,
+/** The Chat Completions stream state machine behind {@link assembleOpenAIChatStream}. */
+class OpenAIChatStreamAssembler {
+  /** True once `[DONE]` arrived. */
+  ended = false;
+  /** True once a `finish_reason` (or `[DONE]`) arrived: a body that ends now is complete. */
+  stopped = false;
+  /** What a complete Chat stream has sent, as the `truncated` error names it. */
+  readonly terminal = "a finish_reason or [DONE]";
+  /** Who the response is from (`Response.provider`, `native.origin` and `native.model`). */
+  readonly context: OpenAIChatResponseContext;
+  #id: string | undefined;
+  #model: string | undefined;
+  readonly #content = new PieceBuffer();
+  readonly #reasoning = new PieceBuffer();
+  readonly #refusal = new PieceBuffer();
+  #finishReason: string | null | undefined;
+  #usage: OpenAIChatUsage | null | undefined;
+  readonly #warnings: string[] = [];
+  /** Calls keyed by their wire `index` (or, for servers that send none, below zero by id). */
+  readonly #tools = new ToolCallTracker<number>();
+  /** The calls of `tool_calls` deltas, in the order they first appeared. */
+  readonly #wireCalls: StreamedToolCall[] = [];
+  /** The key of each call that has an id, for servers that send no `index`. */
+  readonly #keysById = new Map<string, number>();
+  /** The key of the last tool-call delta: where a delta without `index` continues. */
+  #lastKey: number | undefined;
+  readonly #scanner: TextToolCallScanner | undefined;
+
+  constructor(context: OpenAIChatResponseContext) {
+    this.context = context;
+    if (context.profile.textToolCalls) this.#scanner = new TextToolCallScanner(context.profile.textToolCalls);
+  }
+
+  /** Applies one SSE event, pushing the neutral events it produces onto `out`. Throws `ProviderError`. */
+  apply(sse: SseEvent, out: StreamEvent[]): void {
+    if (sse.data === "[DONE]") {
+      this.ended = true;
+      this.stopped = true;
+      return;
+    }
+    const chunk = eventObject<OpenAIChatChunk>(sse.data, sse.event, this.context);
+    if (chunk === undefined) return;
+    if (chunk.error || sse.event === "error") throw this.#fail(chunk);
+    if (this.#id === undefined && chunk.id) this.#id = chunk.id;
+    if (this.#model === undefined && chunk.model) this.#model = chunk.model;
+    const usage = chunk.usage ?? chunk.x_groq?.usage;
+    if (usage) {
+      this.#usage = usage;
+      out.push({ type: "usage", usage: mapOpenAIChatUsage(usage) });
+    }
+    let choice: NonNullable<OpenAIChatChunk["choices"]>[number] | undefined;
+    if (Array.isArray(chunk.choices))
+      for (const candidate of chunk.choices)
+        if ((candidate.index ?? 0) === 0) {
+          choice = candidate;
+          break;
+        }
+    const delta = choice?.delta;
+    if (delta) {
+      const reasoning = delta.reasoning_content ?? delta.reasoning;
+      if (typeof reasoning === "string" && reasoning !== "") {
+        this.#reasoning.push(reasoning);
+        pushText(out, "reasoning-delta", reasoning);
+      }
+      if (typeof delta.content === "string" && delta.content !== "") {
+        if (this.#scanner) this.#released(this.#scanner.push(delta.content), out);
+        else {
+          this.#content.push(delta.content);
+          pushText(out, "text-delta", delta.content);
+        }
+      }
+      if (typeof delta.refusal === "string") this.#refusal.push(delta.refusal);
+      if (Array.isArray(delta.tool_calls))
+        for (const toolDelta of delta.tool_calls) this.#toolDelta(toolDelta, out);
+    }
+    if (choice?.finish_reason) {
+      this.#finishReason = choice.finish_reason;
+      this.stopped = true;
+      this.#endCalls(out);
+    }
+  }
+
+  /** The final response; text the scanner still held and the calls still open go onto `out` first. */
+  finish(out: StreamEvent[]): Response {
+    if (this.#scanner) {
+      const rest = this.#scanner.finish();
+      this.#released(rest, out);
+      this.#warnings.push(...rest.warnings);
+    }
+    this.#endCalls(out);
+    const toolCalls: AssembledOpenAIChatMessage["toolCalls"] = [];
+    this.#wireCalls.forEach((call, position) => {
+      if (call.name === "")
+        this.#warnings.push(`tool call at position ${position} never got a name; left out`);
     });
-  };
-  const callId = (slot: ToolSlot) => slot.id ?? `call_${state.id || "text"}_${slot.position}`;
-  const startSlot = (slot: ToolSlot, out: StreamEvent[]) => {
-    slot.started = true;
-    out.push({ type: "tool-call-start", index: slot.position, id: callId(slot), name: slot.name });
-    if (slot.arguments !== "") {
-      out.push({
-        type: "tool-call-delta",
-        index: slot.position,
-        id: callId(slot),
-        argumentsDelta: slot.arguments,
-      });
-    }
-  };
-  const endSlots = (out: StreamEvent[]) => {
-    for (const slot of ordered) {
-      if (slot.ended || !slot.started) continue;
-      slot.ended = true;
-      out.push({
-        type: "tool-call-end",
-        index: slot.position,
-        toolCall: {
-          id: callId(slot),
-          name: slot.name,
-          arguments: parseToolArguments(slot.arguments),
-          argumentsText: slot.arguments,
-        },
-      });
-    }
-  };
-  const addTextCalls = (
-    calls: ReadonlyArray<{ name: string; argumentsText: string }>,
+    for (const call of this.#tools.started)
+      toolCalls.push({ id: call.id, name: call.name, arguments: call.arguments.text() });
+    return openAIChatResponse(
+      {
+        id: this.#id,
+        model: this.#model,
+        content: this.#content.text(),
+        reasoning: this.#reasoning.text(),
+        refusal: this.#refusal.text(),
+        toolCalls,
+        finishReason: this.#finishReason,
+        usage: this.#usage,
+        warnings: this.#warnings,
+      },
+      this.context,
+    );
+  }
+
+  /** Text the scanner let go (goes out at once) and the text tool calls it cut out (start whole). */
+  #released(
+    released: { text: string; toolCalls: ReadonlyArray<{ name: string; argumentsText: string }> },
     out: StreamEvent[],
-  ) => {
-    for (const call of calls) {
-      const slot: ToolSlot = {
-        position: ordered.length,
-        id: undefined,
-        name: call.name,
-        arguments: call.argumentsText,
-        started: false,
-        ended: false,
-      };
-      ordered.push(slot);
-      startSlot(slot, out);
+  ): void {
+    if (released.text !== "") {
+      this.#content.push(released.text);
+      pushText(out, "text-delta", released.text);
     }
-  };
-  /** The slot key of the last tool-call delta: where a delta without `index` continues. */
-  let lastKey: number | undefined;
+    for (const parsed of released.toolCalls) {
+      const call = this.#tools.open();
+      call.name = parsed.name;
+      call.arguments.push(parsed.argumentsText);
+      this.#start(call, out);
+    }
+  }
+
+  /** Starts a call whose name is known; one the wire gave no id is named after its position. */
+  #start(call: StreamedToolCall, out: StreamEvent[]): void {
+    if (call.id === "") call.id = `call_${this.#id || "text"}_${this.#tools.started.length}`;
+    this.#tools.start(call, out);
+  }
+
   /**
-   * A delta's slot key: its wire `index`. Servers that send no `index` (Gemini's OpenAI-compatible API) start
-   * each call with its id, so a new id is a new call (keyed below zero, clear of wire indexes) and a delta
-   * without id continues the last call.
+   * A delta's call key: its wire `index`. Servers that send no `index` (Gemini's OpenAI-compatible API)
+   * start each call with its id, so a new id is a new call (keyed below zero, clear of wire indexes) and a
+   * delta without id continues the last call.
    */
-  const keyOf = (delta: OpenAIChatToolCallDelta): number => {
+  #keyOf(delta: OpenAIChatToolCallDelta): number {
     if (typeof delta.index === "number") return delta.index;
     if (typeof delta.id === "string" && delta.id !== "") {
-      for (const [key, slot] of slots) if (slot.id === delta.id) return key;
-      if (lastKey !== undefined) return -1 - slots.size;
+      const known = this.#keysById.get(delta.id);
+      if (known !== undefined) return known;
+      if (this.#lastKey !== undefined) return -1 - this.#wireCalls.length;
     }
-    return lastKey ?? 0;
-  };
-  const applyToolDelta = (delta: OpenAIChatToolCallDelta, out: StreamEvent[]) => {
-    const index = keyOf(delta);
-    lastKey = index;
-    let slot = slots.get(index);
-    if (!slot) {
-      slot = {
-        position: ordered.length,
-        id: undefined,
-        name: "",
-        arguments: "",
-        started: false,
-        ended: false,
-      };
-      slots.set(index, slot);
-      ordered.push(slot);
+    return this.#lastKey ?? 0;
+  }
+
+  #toolDelta(delta: OpenAIChatToolCallDelta, out: StreamEvent[]): void {
+    const key = this.#keyOf(delta);
+    this.#lastKey = key;
+    let call = this.#tools.get(key);
+    if (call === undefined) {
+      call = this.#tools.open(key);
+      this.#wireCalls.push(call);
     }
-    if (typeof delta.id === "string" && delta.id !== "" && slot.id === undefined) slot.id = delta.id;
+    if (typeof delta.id === "string" && delta.id !== "" && call.id === "") {
+      call.id = delta.id;
+      this.#keysById.set(delta.id, key);
+    }
     const name = delta.function?.name;
-    if (typeof name === "string" && name !== "" && slot.name === "") slot.name = name;
+    if (typeof name === "string" && name !== "" && call.name === "") call.name = name;
     const piece = delta.function?.arguments;
-    if (typeof piece === "string" && piece !== "") {
-      slot.arguments += piece;
-      if (slot.started)
-        out.push({ type: "tool-call-delta", index: slot.position, id: callId(slot), argumentsDelta: piece });
-    }
-    if (!slot.started && slot.name !== "") startSlot(slot, out);
-  };
-
-  const finish = (): StreamEvent[] => {
-    const out: StreamEvent[] = [];
-    if (scanner) {
-      const rest = scanner.finish();
-      if (rest.text !== "") {
-        state.content += rest.text;
-        out.push({ type: "text-delta", text: rest.text });
-      }
-      addTextCalls(rest.toolCalls, out);
-      state.warnings.push(...rest.warnings);
-    }
-    endSlots(out);
-    for (const slot of ordered) {
-      if (slot.name === "") {
-        state.warnings.push(`tool call at position ${slot.position} never got a name; left out`);
-        continue;
-      }
-      state.toolCalls.push({ id: slot.id, name: slot.name, arguments: slot.arguments });
-    }
-    out.push({ type: "done", response: openAIChatResponse(state, context) });
-    return out;
-  };
-
-  const out: StreamEvent[] = [];
-  /** Delivers what one read produced: deltas of the read merged, nothing held back. */
-  const flush = function* (): Generator<StreamEvent> {
-    if (out.length === 0) return;
-    coalesceDeltas(out);
-    for (const event of out) {
-      if (event.type !== "usage") produced = true;
-      yield event;
-    }
-    out.length = 0;
-  };
-  for await (const item of events) {
-    const batch: readonly SseEvent[] = Array.isArray(item) ? item : [item as SseEvent];
-    for (const sse of batch) {
-      if (sse.data === "[DONE]") {
-        yield* flush();
-        yield* finish();
-        return;
-      }
-      let chunk: OpenAIChatChunk;
-      try {
-        chunk = JSON.parse(sse.data) as OpenAIChatChunk;
-      } catch (cause) {
-        throw fail(`${context.provider} stream sent an event that is not JSON`, sse.data, cause);
-      }
-      if (typeof chunk !== "object" || chunk === null) continue;
-      if (chunk.error || sse.event === "error") {
-        yield* flush();
-        throw fail("", chunk);
-      }
-      if (state.id === undefined && chunk.id) state.id = chunk.id;
-      if (state.model === undefined && chunk.model) state.model = chunk.model;
-      const usage = chunk.usage ?? chunk.x_groq?.usage;
-      if (usage) {
-        state.usage = usage;
-        out.push({ type: "usage", usage: mapOpenAIChatUsage(usage) });
-      }
-      const choice = chunk.choices?.find((candidate) => (candidate.index ?? 0) === 0);
-      const delta = choice?.delta;
-      if (delta) {
-        const reasoning = delta.reasoning_content ?? delta.reasoning;
-        if (typeof reasoning === "string" && reasoning !== "") {
-          state.reasoning += reasoning;
-          out.push({ type: "reasoning-delta", text: reasoning });
-        }
-        if (typeof delta.content === "string" && delta.content !== "") {
-          if (scanner) {
-            const released = scanner.push(delta.content);
-            if (released.text !== "") {
-              state.content += released.text;
-              out.push({ type: "text-delta", text: released.text });
-            }
-            addTextCalls(released.toolCalls, out);
-          } else {
-            state.content += delta.content;
-            out.push({ type: "text-delta", text: delta.content });
-          }
-        }
-        if (typeof delta.refusal === "string") state.refusal += delta.refusal;
-        if (Array.isArray(delta.tool_calls))
-          for (const toolDelta of delta.tool_calls) applyToolDelta(toolDelta, out);
-      }
-      if (choice?.finish_reason) {
-        state.finishReason = choice.finish_reason;
-        sawFinish = true;
-        endSlots(out);
-      }
-    }
-    yield* flush();
+    if (typeof piece === "string") this.#tools.append(call, piece, out);
+    // Pieces before the name are held, and go out with the start.
+    if (call.name !== "" && call.position === undefined) this.#start(call, out);
   }
-  if (sawFinish) {
-    yield* finish();
-    return;
+
+  /** Ends the calls started and not ended: their arguments are complete. */
+  #endCalls(out: StreamEvent[]): void {
+    for (const call of this.#tools.started) {
+      if (call.ended) continue;
+      const text = call.arguments.text();
+      this.#tools.end(
+        call,
+        {
+          id: call.id,
+          name: call.name,
+          arguments: parseToolArguments(text),
+          argumentsText: text,
+        },
+        out,
+      );
+    }
   }
-  throw new ProviderError({
-    kind: "truncated",
-    message: `${context.provider} stream ended before a finish_reason or [DONE]`,
-    provider: context.provider,
-    model: context.model,
-    partialOutput: produced,
-  });
+
+  /** The `ProviderError` for an error the stream reports (an `error` chunk, an `error` event). */
+  #fail(body: unknown): ProviderError {
+    const info = mapOpenAIChatError(undefined, body);
+    return new ProviderError({
+      provider: this.context.provider,
+      model: this.context.model,
+      kind: info.kind,
+      message: `${this.context.provider} stream error: ${info.message}`,
+      code: info.code,
+      retryable: info.retryable,
+      upstreamBody: JSON.stringify(body),
+    });
+  }
 }
