@@ -11,7 +11,8 @@
  *   `apply-<p>-thinking.ts` where thinking needs its own rules), and an `index.ts` exporting the one
  *   {@link Protocol} object whose members point at those functions. Rules every protocol shares are not
  *   written again: `nativeProvenance` (`native-replay.ts`), `isContextOverflow`, `resolveToolChoice`, the
- *   stored-history readers, `deliverBatches`;
+ *   stored-history readers, and for the stream assembler `deliverBatches` (the read loop, the "content went
+ *   out" flag, the `truncated` error), `ToolCallTracker`, `PieceBuffer` and `mergeUnknownDelta`;
  * - `src/providers/<p>.ts`: settings, URL, headers and auth handed to `httpProvider` with the object;
  * - registration: its exports in `src/index.ts`, its row in the conformance table of
  *   `test/protocols/protocol.test.ts`, its recordings under `test/fixtures/<p>/`.
@@ -127,7 +128,9 @@ export interface ProtocolWire {
  *   streamed signatures and encrypted reasoning survive). A stream that ends before the wire's terminal
  *   event throws a `truncated` `ProviderError`, never a silent success; an error the stream reports throws
  *   its mapped `ProviderError` after the output produced before it, with `partialOutput` set once content
- *   went out. Event types it does not know are skipped.
+ *   went out. Event types it does not know are skipped; block, delta and item types it does not know are kept
+ *   in `native.blocks` as the whole answer holds them (deltas merged by `mergeUnknownDelta`), or listed
+ *   in `warnings` where they cannot be — never dropped in silence.
  * - **`mapError`** is total: any status, any body (`undefined`, a string, an object of any shape) and any
  *   headers give a kind and a message. The wire's own error type or code decides where it is specific,
  *   the status otherwise (`errorKindFromStatus`); a `bad_request` whose message says the context window is

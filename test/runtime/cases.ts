@@ -1025,6 +1025,68 @@ const coreCases: RuntimeCase[] = [
     },
   },
   {
+    name: "anthropic().stream(): a compaction summary and 10,000-delta thinking and text blocks come out whole, as complete() gives them",
+    run: async () => {
+      const thinking = Array.from({ length: 10_000 }, (_, index) => `t${index}é🙂`);
+      const text = Array.from({ length: 10_000 }, (_, index) => (index % 50 === 7 ? "" : `x${index}"\\`));
+      const signature = `Eo${"s".repeat(500)}==`;
+      const summary = "The user asked for a greeting.";
+      const events: unknown[] = [
+        { type: "message_start", message: { id: "m1", model: "claude-sonnet-4-6", content: [], usage: {} } },
+        { type: "content_block_start", index: 0, content_block: { type: "compaction", content: null } },
+        { type: "content_block_delta", index: 0, delta: { type: "compaction_delta", content: summary } },
+        { type: "content_block_stop", index: 0 },
+        {
+          type: "content_block_start",
+          index: 1,
+          content_block: { type: "thinking", thinking: "", signature: "" },
+        },
+        ...thinking.map((piece) => ({
+          type: "content_block_delta",
+          index: 1,
+          delta: { type: "thinking_delta", thinking: piece },
+        })),
+        { type: "content_block_delta", index: 1, delta: { type: "signature_delta", signature } },
+        { type: "content_block_stop", index: 1 },
+        { type: "content_block_start", index: 2, content_block: { type: "text", text: "" } },
+        ...text.map((piece) => ({
+          type: "content_block_delta",
+          index: 2,
+          delta: { type: "text_delta", text: piece },
+        })),
+        { type: "content_block_stop", index: 2 },
+        { type: "message_delta", delta: { stop_reason: "end_turn" }, usage: { output_tokens: 5 } },
+        { type: "message_stop" },
+      ];
+      const sse = events.map((event) => `data: ${JSON.stringify(event)}\n\n`).join("");
+      const blocks = [
+        { type: "compaction", content: summary },
+        { type: "thinking", thinking: thinking.join(""), signature },
+        { type: "text", text: text.join("") },
+      ];
+      const whole = JSON.stringify({
+        id: "m1",
+        model: "claude-sonnet-4-6",
+        content: blocks,
+        stop_reason: "end_turn",
+        usage: { output_tokens: 5 },
+      });
+      const provider = (body: string, type: string) =>
+        anthropic({
+          apiKey: "sk-ant-test-0000000000000000",
+          model: "claude-sonnet-4-6",
+          fetch: (async () => new Response(body, { headers: { "content-type": type } })) as typeof fetch,
+        });
+      const streamed = await collectStream(
+        provider(sse, "text/event-stream").stream([{ role: "user", content: "hi" }]),
+      );
+      equal(streamed.message.native?.blocks, blocks);
+      equal(streamed.message.content, text.join(""));
+      equal(streamed.reasoning, thinking.join(""));
+      equal(await provider(whole, "application/json").complete([{ role: "user", content: "hi" }]), streamed);
+    },
+  },
+  {
     name: "a connection nobody accepts is a network ProviderError; one the runtime denies (Deno) is not retryable",
     run: async () => {
       // The runtime's own fetch, to a loopback port where nothing listens (or which Deno, run without
