@@ -169,3 +169,18 @@ describe("convertToAnthropicMessages: native replay", () => {
     expectValid(out);
   });
 });
+
+describe("convertToAnthropicMessages: native gaps mutation testing found", () => {
+  it("mutation gap 6: a signed thinking block with no text (a signature only) is replayed verbatim", () => {
+    const signedOnly = { type: "thinking", thinking: "", signature: SIGNATURE };
+    const blocks = [signedOnly, { type: "text", text: "Done." }];
+    const { messages, warnings } = convert([
+      { role: "user", content: "go" },
+      { role: "assistant", content: "Done.", native: native(blocks) },
+      { role: "user", content: "next" },
+    ]);
+    expect(messages[1]!.content).toEqual(blocks);
+    expect(messages[1]!.content[0]).toBe(signedOnly);
+    expect(warnings).toEqual([]);
+  });
+});

@@ -1,7 +1,7 @@
 /** convertToAnthropicMessages: system, turns, tool calls. */
 import { describe, expect, it } from "vitest";
 import { MISSING_TOOL_RESULT } from "../../../src/protocols/anthropic-messages/index.ts";
-import { blocksOfType, convert, expectValid } from "./convert-to-anthropic-messages.helpers.ts";
+import { allBlocks, blocksOfType, convert, expectValid } from "./convert-to-anthropic-messages.helpers.ts";
 
 describe("convertToAnthropicMessages: system, turns, tool calls", () => {
   it("turns system messages into system blocks, in order, leaving blank ones out", () => {
@@ -242,5 +242,19 @@ describe("convertToAnthropicMessages: system, turns, tool calls", () => {
       { role: "user", content: "b" },
     ]);
     expect(earlier.messages[1]!.content).toEqual([{ type: "text", text: "kept  \n" }]);
+  });
+});
+
+describe("convertToAnthropicMessages: gaps mutation testing found", () => {
+  it('mutation gap 6: an empty tool result is sent without `content` (the API rejects content: "")', () => {
+    for (const content of ["", "   ", "\n"]) {
+      const { messages } = convert([
+        { role: "user", content: "go" },
+        { role: "assistant", toolCalls: [{ id: "toolu_1", name: "noop", arguments: {} }] },
+        { role: "tool", toolResults: [{ callId: "toolu_1", content }] },
+      ]);
+      const result = allBlocks(messages).find((block) => block.type === "tool_result");
+      expect(result, JSON.stringify(content)).toEqual({ type: "tool_result", tool_use_id: "toolu_1" });
+    }
   });
 });
