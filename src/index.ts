@@ -18,6 +18,7 @@ export {
   type RunAgentOptions,
   runAgent,
 } from "./agent/run-agent.ts";
+export type { Workflow } from "./agent/workflow.ts";
 export {
   type CacheOption,
   CacheOptionSchema,
@@ -182,9 +183,6 @@ export {
   type TelemetryOptions,
   type TelemetrySink,
   type TokenPrices,
-  type Workflow,
-  type WorkflowLimits,
-  WorkflowRegistry,
   withTelemetry,
 } from "./substrate/index.ts";
 export {

@@ -68,4 +68,3 @@ export {
   type TelemetrySink,
   withTelemetry,
 } from "./telemetry.ts";
-export { type Workflow, type WorkflowLimits, WorkflowRegistry } from "./workflows.ts";

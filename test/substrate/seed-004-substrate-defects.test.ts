@@ -172,7 +172,6 @@ describe("seed 004: facade reachability", () => {
       "costOf",
       "cacheImpact",
       "withTelemetry",
-      "WorkflowRegistry",
       "extractBoxed",
     ]) {
       expect([name, typeof (substrate as Record<string, unknown>)[name]]).toEqual([name, "function"]);

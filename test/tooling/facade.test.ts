@@ -43,7 +43,6 @@ const DOCUMENTED = {
     "costOf",
     "cacheImpact",
     "withTelemetry",
-    "WorkflowRegistry",
     "extractBoxed",
   ],
   agent: ["runAgent"],
