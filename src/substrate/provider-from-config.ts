@@ -11,9 +11,9 @@ import type { Provider } from "../core/provider.ts";
 import { PROVIDER_ERROR_KINDS } from "../core/provider-error.ts";
 import {
   formatPath,
-  issuesOf as validationIssuesOf,
   ValidationError,
   type ValidationIssue,
+  issuesOf as validationIssuesOf,
 } from "../core/validation-error.ts";
 import type { AffinityResolver } from "../providers/affinity.ts";
 import { closestName } from "./closest-name.ts";

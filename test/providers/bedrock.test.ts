@@ -3,7 +3,6 @@ import { describe, expect, it, vi } from "vitest";
 import {
   anthropic,
   anthropicModelProfile,
-  coalesceDeltas,
   collectStream,
   type MessageInput,
   type Response as ModelResponse,
@@ -11,6 +10,7 @@ import {
   type StreamEvent,
   ValidationError,
 } from "../../src/index.ts";
+import { coalesceDeltas } from "../../src/protocols/index.ts";
 import { type BedrockSettings, bedrock, encodeModelId } from "../../src/providers/bedrock.ts";
 import {
   concat,

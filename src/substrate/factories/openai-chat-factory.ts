@@ -24,7 +24,9 @@ const OPENAI_CHAT_FIELDS = {
         streamUsage: z.optional(z.boolean()),
         reasoningEffort: z.optional(z.boolean()),
         parallelToolCalls: z.optional(z.boolean()),
-        textToolCalls: z.optional(z.enum(TEXT_TOOL_CALL_FORMATS as [TextToolCallFormat, ...TextToolCallFormat[]])),
+        textToolCalls: z.optional(
+          z.enum(TEXT_TOOL_CALL_FORMATS as [TextToolCallFormat, ...TextToolCallFormat[]]),
+        ),
         echoReasoning: z.optional(z.boolean()),
         openaiModelRules: z.optional(z.boolean()),
       }),
