@@ -9,6 +9,7 @@ import * as protocols from "modelwire/protocols";
 import * as testing from "modelwire/testing";
 import * as wire from "modelwire/wire";
 import { describe, expect, it } from "vitest";
+import { HOST_HOOKS } from "../substrate/helpers.ts";
 
 const ENTRIES: Record<string, Record<string, unknown>> = {
   modelwire,
@@ -39,20 +40,7 @@ const DOCUMENTED: Record<string, Record<string, readonly string[]>> = {
       "sessionAffinity",
       "staticAffinity",
     ],
-    substrate: [
-      "fallback",
-      "retry",
-      "createProvider",
-      "protocolOf",
-      "affinityPool",
-      "providerAffinity",
-      "isStopStatus",
-      "checkPause",
-      "costOf",
-      "cacheImpact",
-      "withTelemetry",
-      "extractBoxed",
-    ],
+    substrate: HOST_HOOKS,
     agent: ["runAgent"],
   },
   "modelwire/testing": { testing: ["FakeProvider", "FakeScriptExhaustedError"] },
