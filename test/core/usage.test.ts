@@ -1,7 +1,8 @@
 /** Usage: "reported zero" is not "not reported", through every helper; the schema validates counts. */
 import { describe, expect, it } from "vitest";
 import { validate } from "../../src/core/validation-error.ts";
-import { addUsage, ResponseSchema, totalInputTokens, UsageSchema, ValidationError } from "../../src/index.ts";
+import { addUsage, totalInputTokens, ValidationError } from "../../src/index.ts";
+import { ResponseSchema, UsageSchema } from "../../src/protocols/index.ts";
 
 describe("totalInputTokens", () => {
   it("mutation gap 8: a reported zero is 0, not undefined (the zero-vs-not-reported case itself)", () => {

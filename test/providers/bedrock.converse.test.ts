@@ -1,6 +1,7 @@
 /** bedrock(api: converse): requests and answers of the Converse API. */
 import { describe, expect, it } from "vitest";
-import { coalesceDeltas, type MessageInput } from "../../src/index.ts";
+import type { MessageInput } from "../../src/index.ts";
+import { coalesceDeltas } from "../../src/protocols/index.ts";
 import { bedrock } from "../../src/providers/bedrock.ts";
 import { converseFrames } from "../helpers/bedrock-frames.ts";
 import {
