@@ -2,7 +2,11 @@
  * modelwire: one message shape for Anthropic, OpenAI (Chat Completions and Responses), Amazon Bedrock and
  * OpenAI-compatible servers, on nothing but `fetch` and Web Streams.
  *
- * The library entry. It never imports the Worker (`src/worker/`), Node APIs or Cloudflare APIs.
+ * The library entry: what an application needs — the providers and their settings, the neutral types,
+ * the errors, `collectStream`, the substrate (`fallback`, `retry`, `createProvider`, affinity, pause,
+ * cost, telemetry) and `runAgent`. Framing and decoders are in `modelwire/wire`; protocol internals and
+ * the contract for protocol authors in `modelwire/protocols`; `FakeProvider` in `modelwire/testing`.
+ * It never imports the Worker (`src/worker/`), Node APIs or Cloudflare APIs.
  *
  * @module
  */
@@ -10,6 +14,7 @@
 /** The package version. */
 export const VERSION = "0.1.0";
 
+// The agent loop and workflows.
 export {
   type AgentEvent,
   type AgentResult,
@@ -18,82 +23,45 @@ export {
   type RunAgentOptions,
   runAgent,
 } from "./agent/run-agent.ts";
+export type { Workflow } from "./agent/workflow.ts";
+
+// The neutral types.
 export {
   type CacheOption,
-  CacheOptionSchema,
   type CallOptions,
-  CallOptionsSchema,
   parseCallOptions,
   type Thinking,
-  ThinkingSchema,
   type Timeouts,
   type ToolChoice,
-  ToolChoiceSchema,
 } from "./core/call-options.ts";
-export { collectStream, parseToolArguments, StreamAccumulator } from "./core/collect-stream.ts";
+export { collectStream } from "./core/collect-stream.ts";
 export {
   type Message,
   type MessageInput,
-  MessageSchema,
   type Native,
-  NativeSchema,
-  normalizeMessage,
   normalizeMessages,
   parseMessages,
   type Role,
-  RoleSchema,
   type ToolCall,
   type ToolCallInput,
-  ToolCallSchema,
   type ToolResult,
   type ToolResultInput,
-  ToolResultSchema,
 } from "./core/message.ts";
 export type { Provider } from "./core/provider.ts";
 export {
-  errorKindFromStatus,
-  isRetryableKind,
-  MAX_RETRY_AFTER_MS,
-  MAX_UPSTREAM_BODY,
-  PROVIDER_ERROR_KINDS,
   ProviderError,
   type ProviderErrorInit,
   type ProviderErrorJSON,
   type ProviderErrorKind,
-  redactSecrets,
 } from "./core/provider-error.ts";
-export {
-  type Response,
-  ResponseSchema,
-  type ServedBy,
-  ServedBySchema,
-  type StopReason,
-  StopReasonSchema,
-} from "./core/response.ts";
-export {
-  coalesceDeltas,
-  type DoneEvent,
-  isContentEvent,
-  type ReasoningDeltaEvent,
-  type StreamEvent,
-  type StreamEventType,
-  type TextDeltaEvent,
-  type ToolCallDeltaEvent,
-  type ToolCallEndEvent,
-  type ToolCallStartEvent,
-  type UsageEvent,
-} from "./core/stream-event.ts";
-export { holdUntilContent, requireDone, type StreamSource } from "./core/stream-guards.ts";
-export { type JsonSchema, normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./core/tool-spec.ts";
-export { addUsage, totalInputTokens, Usage, UsageSchema } from "./core/usage.ts";
-export { formatPath, ValidationError, type ValidationIssue } from "./core/validation-error.ts";
-export {
-  BEDROCK_CONVERSE,
-  mapBedrockException,
-  mapBedrockHttpError,
-} from "./protocols/bedrock-converse/index.ts";
+export type { Response, ServedBy, StopReason } from "./core/response.ts";
+export type { StreamEvent } from "./core/stream-event.ts";
+export type { ToolSpec, ToolSpecInput } from "./core/tool-spec.ts";
+export { addUsage, totalInputTokens, type Usage } from "./core/usage.ts";
+export { ValidationError, type ValidationIssue } from "./core/validation-error.ts";
+
+// The providers and their settings.
 export type { OpenAIChatEndpointProfile, TextToolCallFormat } from "./protocols/openai-chat/index.ts";
-export type { OpenAIResponsesOutputItem } from "./protocols/openai-responses/index.ts";
 export {
   type AffinityCall,
   type AffinityResolver,
@@ -109,16 +77,12 @@ export {
   type ModelPrices,
 } from "./providers/anthropic-model-profiles.ts";
 export {
-  BEDROCK_ANTHROPIC_VERSION,
-  BEDROCK_BEARER_ENV,
   type BedrockApi,
   type BedrockAuth,
   type BedrockCredentials,
   type BedrockSettings,
   bedrock,
-  encodeModelId,
 } from "./providers/bedrock.ts";
-export { retryAfterMs, type TransportContext, toProviderError } from "./providers/http.ts";
 export {
   type OpenAIChatEndpoint,
   type OpenAIChatEndpointKind,
@@ -132,6 +96,8 @@ export {
   type OpenAIResponsesSettings,
   openaiResponses,
 } from "./providers/openai-responses.ts";
+
+// The substrate: every wrapper is itself a Provider.
 export {
   type AffinityPool,
   type AffinityPoolOptions,
@@ -145,14 +111,12 @@ export {
   checkPause,
   costOf,
   createProvider,
-  type ErrorTelemetry,
   extractBoxed,
   type FallbackCooldown,
   type FallbackEntry,
   type FallbackEvent,
   type FallbackFailure,
   type FallbackOptions,
-  type FallbackTelemetry,
   type FallbackTrigger,
   fallback,
   isStopStatus,
@@ -163,47 +127,22 @@ export {
   type PriceSource,
   type ProtocolName,
   type ProtocolOfOptions,
+  type ProviderBuild,
   type ProviderConfig,
+  type ProviderFactories,
   type ProviderFactory,
   type ProviderFactoryContext,
   protocolOf,
   providerAffinity,
-  type RequestTelemetry,
-  type ResponseTelemetry,
   type RetryConfig,
   type RetryEvent,
   type RetryOptions,
-  rateLimitResetMs,
   retry,
   type SessionAffinity,
   type SessionAffinityResolver,
-  type TelemetryCall,
   type TelemetryEvent,
   type TelemetryOptions,
   type TelemetrySink,
   type TokenPrices,
-  type Workflow,
-  type WorkflowLimits,
-  WorkflowRegistry,
   withTelemetry,
 } from "./substrate/index.ts";
-export {
-  type AwsEventFrame,
-  AwsEventStreamDecoder,
-  type AwsEventStreamOptions,
-  type AwsFrameInfo,
-  type AwsHeaderValue,
-  DEFAULT_AWS_MAX_FRAME_BYTES,
-  decodeAwsEventFrame,
-  frameInfo,
-  readAwsEventStream,
-} from "./wire/aws-event-stream.ts";
-export { crc32 } from "./wire/crc32.ts";
-export {
-  DEFAULT_SSE_MAX_BUFFER,
-  type ReadSseOptions,
-  readSse,
-  readSseBatches,
-  type SseEvent,
-} from "./wire/sse.ts";
-export { WireError, type WireErrorCode } from "./wire/wire-error.ts";

@@ -78,13 +78,3 @@ export function totalInputTokens(usage: Usage): number | undefined {
   }
   return (inputTokens ?? 0) + (cachedInputTokens ?? 0) + (cacheWriteTokens ?? 0);
 }
-
-/**
- * `Usage` helpers under the type's own name: `Usage.add(a, b)`, `Usage.totalInput(u)`.
- */
-export const Usage = {
-  add: addUsage,
-  totalInput: totalInputTokens,
-  /** True when no count at all was reported. */
-  isEmpty: (usage: Usage): boolean => FIELDS.every((field) => usage[field] === undefined),
-} as const;

@@ -13,9 +13,17 @@
  *   written again: `nativeProvenance` (`native-replay.ts`), `isContextOverflow`, `resolveToolChoice`, the
  *   stored-history readers, and for the stream assembler `deliverBatches` (the read loop, the "content went
  *   out" flag, the `truncated` error), `ToolCallTracker`, `PieceBuffer` and `mergeUnknownDelta`;
- * - `src/providers/<p>.ts`: settings, URL, headers and auth handed to `httpProvider` with the object;
- * - registration: its exports in `src/index.ts`, its row in the conformance table of
- *   `test/protocols/protocol.test.ts`, its recordings under `test/fixtures/<p>/`.
+ * - `src/providers/<p>.ts`: settings, URL, headers and auth handed to `httpProvider` with the object, and
+ *   `src/substrate/factories/<p>-factory.ts`: its `ProviderFactory` (the schema of the config fields only
+ *   it reads, and its build);
+ * - registration: the factory in `BUILT_IN_FACTORIES` (`src/substrate/factories/index.ts`), its exports in
+ *   `src/index.ts` and `src/protocols/index.ts`, its row in the conformance table of
+ *   `test/protocols/protocol.test.ts` and its case in `test/protocols/stored-history.property.test.ts`, its
+ *   recordings under `test/fixtures/<p>/`.
+ *
+ * The steps, the tests to copy and the checklist are in `CONTRIBUTING.md` ("Adding a provider"). A protocol
+ * from outside the package is written the same way against `modelwire/protocols` and registered through
+ * `createProvider(config, { factories })`: `test/fixtures-code/ndjson-chat/` is one.
  *
  * @module
  */

@@ -16,8 +16,11 @@ import type {
 
 export type { AnthropicModelProfile, AnthropicThinkingMode, ModelPrices };
 
-function prices(input: number, output: number): ModelPrices {
-  // Cache reads cost 0.1× input, 5-minute writes 1.25×, 1-hour writes 2×.
+/**
+ * The prices of a model from its input and output prices (dollars per million tokens): cache reads cost
+ * 0.1× input, 5-minute cache writes 1.25×, 1-hour writes 2×.
+ */
+export function anthropicPrices(input: number, output: number): ModelPrices {
   return { input, output, cacheRead: input * 0.1, cacheWrite5m: input * 1.25, cacheWrite1h: input * 2 };
 }
 
@@ -65,7 +68,7 @@ export function anthropicModelProfile(model: string): AnthropicModelProfile {
   const id = normalizeModelId(model);
   for (const [family, thinking, effort, keeps, maxOutput, context, input, output] of ROWS) {
     if (matchesFamily(id, family))
-      return profile(family, thinking, effort, keeps, maxOutput, context, prices(input, output));
+      return profile(family, thinking, effort, keeps, maxOutput, context, anthropicPrices(input, output));
   }
   const version = /claude-(?:[a-z]+-)?(\d+)(?:-(\d{1,2})(?!\d))?/.exec(id);
   const major = Number(version?.[1] ?? 0);

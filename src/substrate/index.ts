@@ -30,17 +30,24 @@ export {
   type PauseOptions,
   type PauseState,
 } from "./pause.ts";
-export { type ProtocolName, type ProtocolOfOptions, protocolOf } from "./protocol-of.ts";
+export { type ProtocolOfOptions, protocolOf } from "./protocol-of.ts";
 export { providerAffinity } from "./provider-affinity.ts";
-export {
-  type CooldownConfig,
-  type CreateProviderOptions,
-  createProvider,
-  type ProviderConfig,
-  type ProviderFactory,
-  type ProviderFactoryContext,
-  type RetryConfig,
-} from "./provider-from-config.ts";
+export type {
+  BuiltInProtocol,
+  CooldownConfig,
+  ProtocolName,
+  ProviderBuild,
+  ProviderConfig,
+  ProviderConfigOf,
+  ProviderFactories,
+  ProviderFactory,
+  ProviderFactoryContext,
+  ProviderFieldSchemas,
+  RetryConfig,
+  SharedProviderConfig,
+} from "./provider-factory.ts";
+export { type CreateProviderOptions, createProvider } from "./provider-from-config.ts";
+export { providerRegistry } from "./provider-registry.ts";
 export { type RetryEvent, type RetryOptions, rateLimitResetMs, retry } from "./retry.ts";
 export {
   type AffinityPool,
@@ -61,4 +68,3 @@ export {
   type TelemetrySink,
   withTelemetry,
 } from "./telemetry.ts";
-export { type Workflow, type WorkflowLimits, WorkflowRegistry } from "./workflows.ts";

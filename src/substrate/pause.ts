@@ -13,7 +13,7 @@ export interface PauseLogger {
 
 /** Options of {@link isStopStatus} and {@link checkPause}. */
 export interface PauseOptions {
-  /** Default `console`. */
+  /** Receives the stop and warning lines (`console` fits); unset, nothing is printed. */
   logger?: PauseLogger | undefined;
 }
 
@@ -24,6 +24,9 @@ export interface PauseState {
   /** The status read, lower-cased; `undefined` when none could be read. */
   status: string | undefined;
 }
+
+/** What is logged when no logger is given: nothing (the library prints nothing unless asked). */
+const SILENT: PauseLogger = { warn: () => {} };
 
 /** Statuses that stop a task. */
 const STOP_STATUSES: ReadonlySet<string> = new Set([
@@ -55,7 +58,7 @@ const STOP_STATUSES: ReadonlySet<string> = new Set([
  * ```
  */
 export function isStopStatus(row: unknown, options: PauseOptions = {}): boolean {
-  const status = statusOf(row, options.logger ?? console);
+  const status = statusOf(row, options.logger ?? SILENT);
   return status !== undefined && STOP_STATUSES.has(status);
 }
 
@@ -71,7 +74,7 @@ export function isStopStatus(row: unknown, options: PauseOptions = {}): boolean 
  * ```
  */
 export async function checkPause(source: unknown, options: PauseOptions = {}): Promise<PauseState> {
-  const logger = options.logger ?? console;
+  const logger = options.logger ?? SILENT;
   let value: unknown;
   try {
     value = typeof source === "function" ? await (source as () => unknown)() : await source;

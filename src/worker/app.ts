@@ -16,6 +16,7 @@
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
+import type { Workflow } from "../agent/workflow.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { VERSION } from "../index.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
@@ -30,7 +31,7 @@ import { neutralRoutes } from "./routes/neutral.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { SessionObject } from "./session-object.ts";
-import { createTaskObject, type TaskRuntime, type TaskWorkflow } from "./task-object.ts";
+import { createTaskObject, type TaskRuntime } from "./task-object.ts";
 
 export { MAX_JSON_DEPTH } from "./request.ts";
 export type { WorkerEnv };
@@ -39,7 +40,7 @@ export { HTTPConfigError };
 /** Settings of {@link createWorker}. */
 export interface CreateWorkerOptions {
   /** Workflows tasks can run, by name. A `demo` workflow is included unless you define your own. */
-  workflows?: Record<string, TaskWorkflow>;
+  workflows?: Record<string, Workflow>;
   /** Routes config; when unset, `MODELWIRE_CONFIG` from the environment. */
   config?: unknown;
   /** Largest request body accepted, in bytes (default 4 MiB). */
@@ -71,7 +72,7 @@ export interface CreateWorkerOptions {
  * ```
  */
 export function createWorker(options: CreateWorkerOptions = {}) {
-  const workflows: Record<string, TaskWorkflow> = { demo: demoWorkflow, ...options.workflows };
+  const workflows: Record<string, Workflow> = { demo: demoWorkflow, ...options.workflows };
   const log = options.log ?? ((message: string) => console.error(message));
   const tables = routeTables({ config: options.config, providers: options.providers, log });
   const calls = { tables, streamHoldMs: options.streamHoldMs };
@@ -127,7 +128,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
 /** What a task object runs with: the gateway's workflows, and the first member of a route as its provider. */
 function taskRuntime(
-  workflows: Readonly<Record<string, TaskWorkflow>>,
+  workflows: Readonly<Record<string, Workflow>>,
   tables: RouteTables,
   env: WorkerEnv,
 ): TaskRuntime {

@@ -2,7 +2,9 @@
  * The Worker's configuration: routes (model aliases) from the `MODELWIRE_CONFIG` variable (JSON), each a
  * provider config, a fallback chain, a pool of equivalent members, or the key-less `demo` route.
  * Credentials never sit in the config: a member names the Worker secret that holds its key
- * (`apiKeySecret`), read from `env` when the route is built.
+ * (`apiKeySecret`), read from `env` when the route is built. A member's fields are `createProvider`'s: the
+ * shared ones, and those of its protocol's factory schema — a protocol the Worker registers itself
+ * (`createWorker({ providers: { factories } })`) included, its fields passed through to its schema.
  *
  * @module
  */

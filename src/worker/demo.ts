@@ -5,6 +5,7 @@
  *
  * @module
  */
+import type { Workflow } from "../agent/workflow.ts";
 import type { CallOptions } from "../core/call-options.ts";
 import { type MessageInput, normalizeMessages } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
@@ -12,7 +13,6 @@ import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
-import type { TaskWorkflow } from "./task-object.ts";
 
 /**
  * A provider that answers from a fixed script: no network, no key. `delayMs` makes each call take that
@@ -105,7 +105,7 @@ export function demoProvider(options: { delayMs?: number } = {}): Provider {
 }
 
 /** The `demo` workflow: the demo route with one tool that shouts, two steps in all. */
-export const demoWorkflow: TaskWorkflow = {
+export const demoWorkflow: Workflow = {
   route: "demo",
   system: "You are the modelwire demo.",
   maxSteps: 4,

@@ -14,28 +14,17 @@
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
-import { type AgentTool, runAgent, unansweredCalls } from "../agent/run-agent.ts";
-import type { CallOptions } from "../core/call-options.ts";
+import { runAgent, unansweredCalls } from "../agent/run-agent.ts";
+import type { Workflow } from "../agent/workflow.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { addUsage, type Usage } from "../core/usage.ts";
 import { clientErrorJSON } from "./gateway-error.ts";
 
-/** What a task runs: a route, a system prompt, tools and limits. */
-export interface TaskWorkflow {
-  /** The route (model alias) the task calls. */
-  route: string;
-  system?: string;
-  tools?: readonly AgentTool[];
-  /** Most model calls over the whole task (default 16). */
-  maxSteps?: number;
-  callOptions?: CallOptions;
-}
-
 /** Where a task object finds workflows and providers: built from the Worker's config and env. */
 export interface TaskRuntime {
-  workflow(name: string): TaskWorkflow | undefined;
+  workflow(name: string): Workflow | undefined;
   provider(route: string): Provider;
 }
 

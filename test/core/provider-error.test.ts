@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
+import { ProviderError } from "../../src/index.ts";
 import {
   errorKindFromStatus,
   isRetryableKind,
   MAX_RETRY_AFTER_MS,
   MAX_UPSTREAM_BODY,
   PROVIDER_ERROR_KINDS,
-  ProviderError,
   redactSecrets,
-} from "../../src/index.ts";
+} from "../../src/protocols/index.ts";
 
 describe("ProviderError", () => {
   it("maps HTTP statuses to kinds", () => {

@@ -4,13 +4,8 @@
  * held until then, `partialOutput` after).
  */
 import { describe, expect, it } from "vitest";
-import {
-  holdUntilContent,
-  ProviderError,
-  type Response,
-  requireDone,
-  type StreamEvent,
-} from "../../src/index.ts";
+import { ProviderError, type Response, type StreamEvent } from "../../src/index.ts";
+import { holdUntilContent, requireDone } from "../../src/protocols/index.ts";
 import { drainUntilError as drain } from "../substrate/helpers.ts";
 
 const SOURCE = { provider: "anthropic", model: "claude-sonnet-4-5" };

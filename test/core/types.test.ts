@@ -3,19 +3,16 @@ import * as zod from "zod";
 import * as zm from "zod/mini";
 import {
   addUsage,
-  coalesceDeltas,
   collectStream,
   normalizeMessages,
-  normalizeToolSpecs,
   ProviderError,
   parseCallOptions,
   parseMessages,
-  parseToolArguments,
   type StreamEvent,
   totalInputTokens,
-  Usage,
   ValidationError,
 } from "../../src/index.ts";
+import { coalesceDeltas, normalizeToolSpecs, parseToolArguments } from "../../src/protocols/index.ts";
 
 describe("messages", () => {
   it("accepts the short form and fills defaults", () => {
@@ -94,15 +91,14 @@ describe("usage", () => {
     expect(total).toEqual({ inputTokens: 15, outputTokens: 3, reasoningTokens: 0 });
     expect(total.cachedInputTokens).toBeUndefined();
     expect("cachedInputTokens" in total).toBe(false);
-    expect(Usage.add({}, {})).toEqual({});
-    expect(Usage.isEmpty({})).toBe(true);
-    expect(Usage.isEmpty({ outputTokens: 0 })).toBe(false);
+    expect(addUsage({}, {})).toEqual({});
+    expect(addUsage({ outputTokens: 0 })).toEqual({ outputTokens: 0 });
   });
 
   it("totals input as uncached + cache reads + cache writes", () => {
     expect(totalInputTokens({ inputTokens: 10, cachedInputTokens: 100, cacheWriteTokens: 5 })).toBe(115);
     expect(totalInputTokens({ outputTokens: 3 })).toBeUndefined();
-    expect(Usage.totalInput({ cachedInputTokens: 0 })).toBe(0);
+    expect(totalInputTokens({ cachedInputTokens: 0 })).toBe(0);
   });
 });
 

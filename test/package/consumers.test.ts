@@ -3,8 +3,9 @@
  * under a temporary folder install the tarball (dependencies from npm's cache, falling back to the
  * registry) and use it the way the README says:
  *
- * (a) plain `node` (Node 22 from node_modules, no flag, no loader) imports the library entries and runs
- *     the README's FakeProvider example;
+ * (a) plain `node` (Node 22 from node_modules, no flag, no loader) imports every library entry
+ *     (`modelwire`, `/testing`, `/wire`, `/protocols`; `/worker` resolved) and runs the README's
+ *     FakeProvider example;
  * (b) Deno runs the same example through `npm:` specifiers resolved from node_modules;
  * (c) Bun runs it;
  * (d) a strict TypeScript consumer (`module: NodeNext`, `strict`, `exactOptionalPropertyTypes`,
@@ -116,15 +117,31 @@ const EXAMPLE_HEADING = "Example: a tool-using turn, tested with `FakeProvider`"
 const ENTRY_CHECK = `
 import * as library from "modelwire";
 import * as testing from "modelwire/testing";
+import * as wire from "modelwire/wire";
+import * as protocols from "modelwire/protocols";
 const expected = ${JSON.stringify(packageJson.version)};
 if (library.VERSION !== expected) throw new Error("VERSION " + library.VERSION + ", expected " + expected);
 for (const name of ["anthropic", "openaiChat", "openaiResponses", "bedrock", "fallback", "retry", "createProvider", "runAgent", "collectStream", "ProviderError"]) {
   if (typeof library[name] !== "function") throw new Error("modelwire has no function " + name);
 }
 if (typeof testing.FakeProvider !== "function") throw new Error("modelwire/testing has no FakeProvider");
-const worker = import.meta.resolve("modelwire/worker");
-if (!worker.endsWith("/node_modules/modelwire/dist/worker/app.js")) throw new Error("modelwire/worker resolves to " + worker);
-console.log("entries ok: " + Object.keys(library).length + " names");
+for (const name of ["readSse", "readSseBatches", "readAwsEventStream", "AwsEventStreamDecoder", "crc32", "WireError"]) {
+  if (typeof wire[name] !== "function") throw new Error("modelwire/wire has no function " + name);
+}
+for (const name of ["httpProvider", "nativeProvenance", "replaysNative", "isContextOverflow", "resolveToolChoice", "deliverBatches"]) {
+  if (typeof protocols[name] !== "function") throw new Error("modelwire/protocols has no function " + name);
+}
+for (const name of ["anthropicMessagesProtocol", "openAIChatProtocol", "openAIResponsesProtocol", "bedrockConverseProtocol", "bedrockInvokeProtocol"]) {
+  if (typeof protocols[name]?.buildRequest !== "function") throw new Error("modelwire/protocols has no protocol " + name);
+}
+for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol"]) {
+  if (name in library) throw new Error("modelwire (the root) still exports " + name);
+}
+for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/worker", "worker/app.js"]]) {
+  const resolved = import.meta.resolve(entry);
+  if (!resolved.endsWith("/node_modules/modelwire/dist/" + file)) throw new Error(entry + " resolves to " + resolved);
+}
+console.log("entries ok: " + Object.keys(library).length + " names; wire " + Object.keys(wire).length + ", protocols " + Object.keys(protocols).length);
 `;
 
 let work: string;
@@ -211,6 +228,8 @@ describe("the packed package", () => {
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/index.d.ts.map");
     expect(files).toContain("dist/worker/app.js");
+    expect(files).toContain("dist/wire/index.js");
+    expect(files).toContain("dist/protocols/index.d.ts");
     const strays = files.filter((path) =>
       /(^|\/)(test|fixtures|bench)\/|\.test\.|tsconfig|wrangler/.test(path),
     );

@@ -25,6 +25,7 @@ declare const response: import("modelwire").Response;
 declare const first: import("modelwire").Response;
 declare const second: import("modelwire").Response;
 declare const cooldownStore: import("modelwire").CooldownStore;
+declare const geminiFactory: import("modelwire").ProviderFactory;
 declare const sessionId: string;
 declare const id: string;
 declare const body: string;

@@ -58,6 +58,7 @@ import { anthropicModelProfile } from "../../src/providers/anthropic-model-profi
 import { openAIChatEndpointProfile } from "../../src/providers/openai-chat.ts";
 import { readAwsEventStream } from "../../src/wire/aws-event-stream.ts";
 import { readSseBatches } from "../../src/wire/sse.ts";
+import { NDJSON_CHAT, ndjsonChatProtocol } from "../fixtures-code/ndjson-chat/protocol.ts";
 import { converseFrames, invokeFrames } from "../helpers/bedrock-frames.ts";
 import { byteStream } from "../helpers/byte-stream.ts";
 
@@ -160,6 +161,22 @@ const CONVERSE_ANSWER = {
   stopReason: "end_turn",
   usage: { inputTokens: 3, outputTokens: 1, totalTokens: 4 },
 };
+const NDJSON_ANSWER = {
+  object: "answer",
+  model: "nd-1",
+  parts: [{ type: "text", text: "Hello" }],
+  finish: "end",
+  usage: { input: 10, output: 2, cached: 4 },
+};
+const NDJSON_LINES = [
+  { type: "text", delta: "Hel" },
+  { type: "text", delta: "lo" },
+  { type: "end", finish: "end", usage: { input: 10, output: 2, cached: 4 } },
+];
+
+function ndjsonBytes(lines: readonly unknown[]): Uint8Array {
+  return encoder.encode(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
+}
 
 const CASES: Case[] = [
   {
@@ -374,6 +391,29 @@ const CASES: Case[] = [
       { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "Hel" } } },
     ]),
     stopReason: ["end_turn"],
+  },
+  {
+    // A protocol from outside the package, written against modelwire/protocols alone: held to the same
+    // contract. Its members are its own closures, so there is no folder function to compare them with.
+    label: "ndjson-chat (from outside: test/fixtures-code/ndjson-chat/)",
+    protocol: ndjsonChatProtocol as unknown as Protocol<ProtocolWire>,
+    name: NDJSON_CHAT,
+    wired: {},
+    context: { provider: "ndjson-chat", model: "nd-1", origin: "ndjson-chat.example" },
+    target: { origin: "ndjson-chat.example", model: "nd-1" },
+    request: (messages) => ({
+      messages,
+      tools: [],
+      options: {},
+      model: "nd-1",
+      origin: "ndjson-chat.example",
+      stream: false,
+    }),
+    nativeBlocks: [{ type: "text", text: MARK }],
+    answer: NDJSON_ANSWER,
+    streamed: ndjsonBytes(NDJSON_LINES),
+    cut: ndjsonBytes(NDJSON_LINES.slice(0, -1)),
+    stopReason: ["end"],
   },
 ];
 

@@ -2,7 +2,8 @@
  * Seed 004's hard rule, as one property over every history converter: a stored history never wedges a
  * session. 10,000 hostile histories (fixed seed, so a failure is repeatable) go through each converter —
  * Anthropic Messages (first-party and Bedrock InvokeModel targets), OpenAI Chat, OpenAI Responses (without
- * and with `previous_response_id`) and Bedrock Converse — and each must return, without throwing:
+ * and with `previous_response_id`), Bedrock Converse, and ndjson-chat (the protocol written from outside the
+ * package, test/fixtures-code/) — and each must return, without throwing:
  *
  * - its documented shape: an array of wire messages (turns, or Responses input items) a request body can
  *   carry as JSON, and `warnings`, an array of strings of bounded length;
@@ -26,6 +27,7 @@ import { convertToBedrockConverseMessages } from "../../src/protocols/bedrock-co
 import { convertToOpenAIChatMessages } from "../../src/protocols/openai-chat/convert-to-openai-chat-messages.ts";
 import type { OpenAIChatEndpointProfile } from "../../src/protocols/openai-chat/openai-chat-wire.ts";
 import { convertToOpenAIResponsesInput } from "../../src/protocols/openai-responses/convert-to-openai-responses-input.ts";
+import { ndjsonChatProtocol } from "../fixtures-code/ndjson-chat/protocol.ts";
 
 const SEED = 4004;
 const RUNS = 10_000;
@@ -657,6 +659,30 @@ describe("every converter on 10,000 hostile stored histories (fixed seed)", () =
             BEDROCK_CLAUDE,
           ]) ?? converseViolation(converted)
         );
+      });
+    },
+  );
+
+  it(
+    "ndjson-chat, a protocol from outside the package (test/fixtures-code/): never throws; JSON, bounded warnings, no reasoning leaked",
+    LIMIT,
+    () => {
+      run((history) => {
+        const converted = ndjsonChatProtocol.buildRequest({
+          messages: history as never,
+          tools: [],
+          options: {},
+          model: "nd-1",
+          origin: "ndjson-chat.example",
+          stream: false,
+        });
+        if (!converted.body.messages.every((message) => message.parts.length > 0))
+          return "a message without parts";
+        return soundness(converted, converted.body.messages, history, [
+          "ndjson-chat",
+          "ndjson-chat.example",
+          "nd-1",
+        ]);
       });
     },
   );

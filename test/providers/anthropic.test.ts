@@ -3,10 +3,10 @@ import {
   anthropic,
   collectStream,
   ProviderError,
-  retryAfterMs,
   type StreamEvent,
   ValidationError,
 } from "../../src/index.ts";
+import { retryAfterMs } from "../../src/protocols/index.ts";
 
 const KEY = "sk-ant-api03-test-secret-key-000000";
 

@@ -5,12 +5,8 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import {
-  PROVIDER_ERROR_KINDS,
-  ProviderError,
-  type ProviderErrorKind,
-  type StreamEvent,
-} from "../../src/index.ts";
+import { ProviderError, type ProviderErrorKind, type StreamEvent } from "../../src/index.ts";
+import { PROVIDER_ERROR_KINDS } from "../../src/protocols/index.ts";
 import { type FallbackTrigger, fallback } from "../../src/substrate/index.ts";
 import { FakeProvider, type FakeStep } from "../../src/testing.ts";
 import { HI } from "./helpers.ts";

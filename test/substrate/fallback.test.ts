@@ -511,3 +511,77 @@ describe("fallback: composition", () => {
     expect(JSON.stringify(bodies[1])).toContain("sig-abc");
   });
 });
+
+describe("fallback: gaps mutation testing found", () => {
+  it("mutation gap 7: a plain Error after output is raised as it is (not `error.with is not a function`)", async () => {
+    const boom = new Error("tool runner crashed");
+    const a = fake("a", {
+      events: [{ type: "text-delta", text: "partial" }],
+      failAt: { at: 1, error: boom },
+    });
+    const b = fake("b", { text: "b" });
+    const { seen, error } = await drainUntilError(fallback([{ provider: a }, { provider: b }]).stream(HI));
+    expect(textOf(seen)).toBe("partial");
+    expect(error).toBe(boom);
+    expect(b.calls).toHaveLength(0);
+  });
+
+  it("mutation gap 7: the default in-memory cooldown store cools a member, and lets it back after `ms`", async () => {
+    const time = clock();
+    const a = fake("a", { error: failure("overloaded") }, { text: "a again" });
+    const b = fake("b", { text: "b1" }, { text: "b2" });
+    const chain = fallback([{ provider: a }, { provider: b }], { cooldown: { ms: 10_000, now: time.now } });
+    expect((await chain.complete(HI)).message.content).toBe("b1");
+    expect((await chain.complete(HI)).message.content).toBe("b2");
+    expect(a.calls).toHaveLength(1);
+    time.advance(10_001);
+    expect((await chain.complete(HI)).message.content).toBe("a again");
+    expect(a.calls).toHaveLength(2);
+  });
+
+  it("mutation gap 7: once a member has cooled, its failure count starts again (one failure does not re-cool it)", async () => {
+    const time = clock();
+    const a = fake(
+      "a",
+      { error: failure("server") },
+      { error: failure("server") },
+      { error: failure("server") },
+      {
+        text: "a recovered",
+      },
+    );
+    const b = fake("b", { text: "b1" }, { text: "b2" }, { text: "b3" }, { text: "b4" });
+    const chain = fallback([{ provider: a }, { provider: b }], {
+      cooldown: { ms: 1000, after: 2, now: time.now },
+    });
+    await chain.complete(HI); // a fails (1 of 2)
+    await chain.complete(HI); // a fails (2 of 2): cooled
+    await chain.complete(HI); // cooling: a skipped
+    expect(a.calls).toHaveLength(2);
+    time.advance(1001);
+    await chain.complete(HI); // a fails once: 1 of 2, not cooled again
+    expect(a.calls).toHaveLength(3);
+    expect((await chain.complete(HI)).message.content).toBe("a recovered");
+    expect(a.calls).toHaveLength(4);
+  });
+
+  it("mutation gap 7: usage after the first content goes out in its place, not held back or reordered", async () => {
+    const events: StreamEvent[] = [
+      { type: "usage", usage: { inputTokens: 3 } },
+      { type: "text-delta", text: "one" },
+      { type: "usage", usage: { inputTokens: 3, outputTokens: 1 } },
+      { type: "text-delta", text: " two" },
+      { type: "usage", usage: { inputTokens: 3, outputTokens: 2 } },
+    ];
+    const a = fake("a", { events });
+    const seen = await drain(fallback([{ provider: a }, { provider: fake("b", { text: "b" }) }]).stream(HI));
+    expect(seen.map((event) => (event.type === "text-delta" ? event.text : event.type))).toEqual([
+      "usage",
+      "one",
+      "usage",
+      " two",
+      "usage",
+      "done",
+    ]);
+  });
+});

@@ -11,6 +11,25 @@ import { FakeProvider, type FakeStep } from "../../src/testing.ts";
 
 export const HI: MessageInput[] = [{ role: "user", content: "hi" }];
 
+/**
+ * The substrate functions a host configures, as the README documents them (seed 004: a documented hook
+ * was not exported): the substrate entry and the package root both export each.
+ */
+export const HOST_HOOKS: readonly string[] = [
+  "fallback",
+  "retry",
+  "createProvider",
+  "protocolOf",
+  "affinityPool",
+  "providerAffinity",
+  "isStopStatus",
+  "checkPause",
+  "costOf",
+  "cacheImpact",
+  "withTelemetry",
+  "extractBoxed",
+];
+
 /** A `ProviderError` of `kind` from provider `provider`. */
 export function failure(
   kind: ProviderErrorKind,

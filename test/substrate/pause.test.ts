@@ -147,3 +147,14 @@ describe("checkPause", () => {
     expect(warn).toHaveBeenCalledTimes(1);
   });
 });
+
+describe("pause: gaps mutation testing found", () => {
+  it('mutation gap 9: a boxed String("paused") stops, as a status field and as the value itself', async () => {
+    const boxed = new String("Paused");
+    expect(isStopStatus(boxed)).toBe(true);
+    expect(isStopStatus({ status: boxed })).toBe(true);
+    expect(isStopStatus(new Map([["status", boxed]]))).toBe(true);
+    expect(await checkPause(() => boxed)).toEqual({ stop: true, status: "paused" });
+    expect(isStopStatus(new String("running"))).toBe(false);
+  });
+});

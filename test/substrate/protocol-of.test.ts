@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from "vitest";
-import { protocolOf } from "../../src/substrate/index.ts";
+import { type ProviderFactory, protocolOf } from "../../src/substrate/index.ts";
+import { FakeProvider } from "../../src/testing.ts";
 
 describe("protocolOf", () => {
   it("an absent or empty value is the documented default, and stays quiet", () => {
@@ -74,5 +75,49 @@ describe("protocolOf", () => {
   it("never resolves Object.prototype names", () => {
     expect(protocolOf("constructor", { warn: () => {} })).toBeUndefined();
     expect(protocolOf("__proto__", { warn: () => {} })).toBeUndefined();
+  });
+});
+
+describe("protocolOf: the registered names", () => {
+  const gemini: ProviderFactory = {
+    schema: {},
+    aliases: ["google-gemini"],
+    build: (config) => new FakeProvider({ model: config.model }),
+  };
+
+  it("knows the names and aliases the host's factories register, in any case", () => {
+    const warn = vi.fn();
+    expect(protocolOf("gemini", { factories: { gemini }, warn })).toBe("gemini");
+    expect(protocolOf(" Gemini ", { factories: { gemini }, warn })).toBe("gemini");
+    expect(protocolOf("google-gemini", { factories: { gemini }, warn })).toBe("gemini");
+    expect(protocolOf("anthropic", { factories: { gemini }, warn })).toBe("anthropic");
+    expect(warn).not.toHaveBeenCalled();
+  });
+
+  it("a typo of a registered outside protocol gets the suggestion too, and the known list names it", () => {
+    const warn = vi.fn();
+    expect(protocolOf("gemni", { factories: { gemini }, warn })).toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(
+      'modelwire: unknown protocol "gemni"; did you mean "gemini"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, gemini)',
+    );
+  });
+
+  it("a name nobody registered says how to register it; a name the host removed is unknown", () => {
+    const warn = vi.fn();
+    expect(protocolOf("gemini", { warn })).toBeUndefined();
+    expect(warn.mock.calls[0]![0]).toContain('createProvider(config, { factories: { "gemini": … } })');
+    expect(protocolOf("bedrock", { factories: { bedrock: undefined }, warn })).toBeUndefined();
+    expect(warn.mock.calls[1]![0]).toContain(
+      "(known protocols: anthropic, openai-chat, openai-responses; one not built in",
+    );
+  });
+
+  it("an absent protocol is the default only while the default is registered", () => {
+    const warn = vi.fn();
+    expect(protocolOf(undefined, { factories: { "openai-chat": undefined }, warn })).toBeUndefined();
+    expect(warn).toHaveBeenCalledWith(
+      'modelwire: no protocol given, and the default "openai-chat" is not registered (known protocols: anthropic, openai-responses, bedrock)',
+    );
+    expect(protocolOf("", { factories: { gemini }, default: "gemini" })).toBe("gemini");
   });
 });

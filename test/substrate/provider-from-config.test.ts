@@ -1,8 +1,10 @@
 import { describe, expect, it, vi } from "vitest";
+import * as z from "zod/mini";
 import { type Provider, ValidationError } from "../../src/index.ts";
 import {
   type CooldownStore,
   createProvider,
+  type ProviderBuild,
   type ProviderConfig,
   type ProviderFactory,
 } from "../../src/substrate/index.ts";
@@ -229,7 +231,7 @@ describe("createProvider: refusals name the field", () => {
 describe("createProvider: factories", () => {
   it("a registered factory builds openai-responses / bedrock with the validated config and the run-time pieces", async () => {
     const seen: { config: ProviderConfig; path: string; fetch: unknown }[] = [];
-    const factory: ProviderFactory = (config, context) => {
+    const factory: ProviderBuild = (config, context) => {
       seen.push({ config, path: context.path, fetch: context.fetch });
       return new FakeProvider({
         name: config.protocol ?? "?",
@@ -461,5 +463,101 @@ describe("createProvider: settings belong to bedrock only", () => {
       settings: { api: "invoke" },
     });
     expect(error.issues[0]!.path).toBe("settings");
+  });
+});
+
+describe("createProvider: an open registry", () => {
+  /** A protocol from outside: its own fields, one of them required, one shared by name with bedrock's. */
+  const fields = {
+    tenant: z.string().check(z.minLength(1)),
+    region: z.optional(z.string()),
+    safety: z.optional(z.enum(["strict", "relaxed"])),
+  };
+  const seen: unknown[] = [];
+  const outside: ProviderFactory<typeof fields> = {
+    schema: fields,
+    build: (config) => {
+      seen.push(config);
+      return new FakeProvider({ name: "outside", model: config.model, script: [{ text: config.tenant }] });
+    },
+  };
+
+  it("builds a protocol it does not build in, with its own fields checked by its own schema", async () => {
+    seen.length = 0;
+    const config = {
+      protocol: "outside",
+      model: "m-1",
+      apiKey: KEY,
+      tenant: "acme",
+      safety: "strict",
+      retry: { attempts: 2 },
+    };
+    const provider = createProvider(config, { factories: { outside } });
+    expect((await provider.complete(HI)).message.content).toBe("acme");
+    // Checked, and handed over as it was: no field added, none left out.
+    expect(seen).toEqual([config]);
+  });
+
+  it("its schema's refusals name the field; a missing required field is named", () => {
+    const options = { factories: { outside } };
+    expect(
+      refusal({ protocol: "outside", model: "m", safety: "loose", tenant: "a" }, options).issues,
+    ).toEqual([{ path: "safety", message: 'expected "strict" or "relaxed"' }]);
+    expect(refusal({ protocol: "outside", model: "m" }, options).issues[0]!.path).toBe("tenant");
+    expect(
+      refusal({ model: "m", fallback: [{ protocol: "outside", model: "m", tenant: 5 }] }, options).issues[0]!
+        .path,
+    ).toBe("fallback[0].tenant");
+  });
+
+  it("fields of one protocol are refused on another, naming every protocol that takes them", () => {
+    const options = { factories: { outside } };
+    expect(refusal({ protocol: "anthropic", model: "m", apiKey: KEY, tenant: "a" }, options).issues).toEqual([
+      { path: "tenant", message: 'not a setting of protocol "anthropic" (only outside)' },
+    ]);
+    expect(refusal({ protocol: "anthropic", model: "m", apiKey: KEY, region: "x" }, options).issues).toEqual([
+      { path: "region", message: 'not a setting of protocol "anthropic" (only bedrock, outside)' },
+    ]);
+    expect(refusal({ protocol: "outside", model: "m", tenant: "a", betas: [] }, options).issues).toEqual([
+      { path: "betas", message: 'not a setting of protocol "outside" (only anthropic, bedrock)' },
+    ]);
+    expect(refusal({ protocol: "anthropic", model: "m", apiKey: KEY, organization: "o" }).issues).toEqual([
+      {
+        path: "organization",
+        message: 'not a setting of protocol "anthropic" (only openai-chat, openai-responses)',
+      },
+    ]);
+    expect(refusal({ protocol: "outside", model: "m", tenant: "a", tenat: "b" }, options).issues).toEqual([
+      { path: "tenat", message: 'unknown setting; did you mean "tenant"?' },
+    ]);
+  });
+
+  it("a misspelt outside protocol is refused with the closest registered name", () => {
+    const warn = vi.fn();
+    const error = refusal({ protocol: "outsid", model: "m", tenant: "a" }, { factories: { outside }, warn });
+    expect(error.message).toMatch(/^protocol: unknown protocol "outsid"; did you mean "outside"\?/);
+    expect(warn).toHaveBeenCalledTimes(1);
+  });
+
+  it("a schema that declares a shared field is refused at registration: shared fields are checked once", () => {
+    const greedy: ProviderFactory = { schema: { model: z.string() }, build: outside.build as never };
+    expect(refusal({ model: "m" }, { factories: { greedy } }).issues).toEqual([
+      {
+        path: "factories.greedy.schema.model",
+        message: "a field every protocol shares, checked by createProvider: leave it out of the schema",
+      },
+    ]);
+  });
+
+  it("a bare build function under a new name is a protocol with no fields of its own", async () => {
+    const plain = (config: ProviderConfig) =>
+      new FakeProvider({ model: config.model, script: [{ text: "plain" }] });
+    expect(
+      (await createProvider({ protocol: "plain", model: "m" }, { factories: { plain } }).complete(HI)).message
+        .content,
+    ).toBe("plain");
+    expect(
+      refusal({ protocol: "plain", model: "m", tenant: "a" }, { factories: { plain } }).issues[0]!.path,
+    ).toBe("tenant");
   });
 });

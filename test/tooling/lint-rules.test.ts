@@ -83,6 +83,13 @@ describe("lint rules for src/", () => {
       expect([method, result.code]).not.toEqual([method, 0]);
       expect(result.output).toContain("noConsole");
     }
+    // Handing console over as a default logger is printing too.
+    const handed = await lint(
+      "src/substrate/probe.ts",
+      "export const probe = (logger?: object) => logger ?? console;\n",
+    );
+    expect(handed.code).not.toBe(0);
+    expect(handed.output).toContain("noRestrictedGlobals");
     const worker = await lint("src/worker/probe.ts", 'export const probe = () => console.error("x");\n');
     expect(worker.code).toBe(0);
   });

@@ -320,4 +320,24 @@ describe("readSseBatches", () => {
     for await (const batch of readSseBatches(stream)) batches.push(batch.map((event) => event.data));
     expect(batches).toEqual([["1", "2"], ["3"], ["4"]]);
   });
+
+  it("mutation gap 9: the final flush never yields an empty batch (a body ending in a comment, a field, a blank)", async () => {
+    for (const text of [
+      "data: a\n\n: keep-alive",
+      "data: a\n\nretry: 10",
+      "data: a\n\n\n",
+      ": only a comment\n",
+    ]) {
+      const batches: number[] = [];
+      for await (const batch of readSseBatches(byteStream(bytesOf(text)))) batches.push(batch.length);
+      expect(
+        batches.every((size) => size > 0),
+        JSON.stringify(text),
+      ).toBe(true);
+      expect(
+        batches.reduce((sum, size) => sum + size, 0),
+        JSON.stringify(text),
+      ).toBe(text.startsWith("data") ? 1 : 0);
+    }
+  });
 });

@@ -8,11 +8,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import type { Workflow } from "../../src/agent/workflow.ts";
 import type { Provider } from "../../src/core/provider.ts";
 import { ProviderError } from "../../src/core/provider-error.ts";
 import { createWorker } from "../../src/worker/app.ts";
 import { demoProvider } from "../../src/worker/demo.ts";
-import type { TaskEvent, TaskState, TaskWorkflow } from "../../src/worker/task-object.ts";
+import type { TaskEvent, TaskState } from "../../src/worker/task-object.ts";
 import {
   api,
   control,
@@ -161,7 +162,7 @@ describe("1. task event streams cannot freeze the gateway", () => {
 });
 
 describe("2. a finished step is final: pause, resume and abort around it never run it twice", () => {
-  const oneShot: TaskWorkflow = { route: "demo", system: "no tools", maxSteps: 4 };
+  const oneShot: Workflow = { route: "demo", system: "no tools", maxSteps: 4 };
 
   it("2. paused during the task's last model call, then resumed: one call, one answer, done", async () => {
     const id = "attack-pause-last";

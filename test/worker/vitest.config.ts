@@ -31,6 +31,8 @@ export default defineConfig({
       },
     }),
   ],
+  // `import "modelwire"` (and its subpaths) in a test means this checkout's sources, as in the node project.
+  ssr: { resolve: { conditions: ["modelwire-source"] } },
   test: {
     name: "workerd",
     root: fileURLToPath(new URL("../..", import.meta.url)),

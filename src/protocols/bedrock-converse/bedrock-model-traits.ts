@@ -30,7 +30,7 @@ export function isAnthropicBedrockModel(model: string): boolean {
 /** The traits of a model id; `anthropic` forces the Claude traits (an application profile known to be Claude). */
 export function bedrockModelTraits(
   model: string,
-  anthropic = isAnthropicBedrockModel(model),
+  anthropic: boolean = isAnthropicBedrockModel(model),
 ): BedrockModelTraits {
   const nova = /(?:^|[.:/])amazon\.nova/i.test(model);
   return {

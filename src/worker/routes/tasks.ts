@@ -7,12 +7,13 @@
  */
 import { type Context, Hono } from "hono";
 import * as z from "zod/mini";
+import type { Workflow } from "../../agent/workflow.ts";
 import { MessageSchema } from "../../core/message.ts";
 import { ValidationError, validate } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
 import { integerParam, jsonBody, linkedAbort, sleep } from "../request.ts";
-import type { TaskEvent, TaskResult, TaskWorkflow } from "../task-object.ts";
+import type { TaskEvent, TaskResult } from "../task-object.ts";
 import { type Frame, sseResponse } from "../write-sse.ts";
 
 const TaskRequestSchema = z.strictObject({
@@ -31,7 +32,7 @@ const MAX_POLL_MS = 5000;
 type EventPage = TaskResult<{ events: TaskEvent[]; final: boolean }>;
 
 /** The task routes of a gateway whose tasks run `workflows`. */
-export function taskRoutes(workflows: Readonly<Record<string, TaskWorkflow>>): Hono<Gateway> {
+export function taskRoutes(workflows: Readonly<Record<string, Workflow>>): Hono<Gateway> {
   const app = new Hono<Gateway>();
 
   app.post("/v1/tasks", async (c) => {

@@ -12,8 +12,6 @@ import Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import {
   anthropic,
-  isContentEvent,
-  isRetryableKind,
   type Response as ModelResponse,
   ProviderError,
   type StopReason,
@@ -21,6 +19,7 @@ import {
   type ToolCall,
   type Usage,
 } from "../../../src/index.ts";
+import { isContentEvent, isRetryableKind } from "../../../src/protocols/index.ts";
 import { byteStream, type ChunkSizes, concatBytes } from "../../helpers/byte-stream.ts";
 import { listFixtures, loadFixture } from "../../helpers/fixtures.ts";
 

@@ -9,12 +9,7 @@
  * - the non-streaming Converse JSON responses through `parseBedrockConverseResponse`.
  */
 import { describe, expect, it } from "vitest";
-import {
-  anthropic,
-  coalesceDeltas,
-  type Response as ModelResponse,
-  type StreamEvent,
-} from "../../../src/index.ts";
+import { anthropic, type Response as ModelResponse, type StreamEvent } from "../../../src/index.ts";
 import {
   assembleBedrockConverseStream,
   BedrockConverseStreamAssembler,
@@ -22,6 +17,7 @@ import {
   parseBedrockConverseResponse,
 } from "../../../src/protocols/bedrock-converse/index.ts";
 import { assembleBedrockInvokeStream } from "../../../src/protocols/bedrock-invoke/index.ts";
+import { coalesceDeltas } from "../../../src/protocols/index.ts";
 import { type AwsEventFrame, frameInfo, readAwsEventStream } from "../../../src/wire/aws-event-stream.ts";
 import { converseFrames } from "../../helpers/bedrock-frames.ts";
 import { byteStream } from "../../helpers/byte-stream.ts";

@@ -14,10 +14,7 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import {
-  coalesceDeltas,
   collectStream,
-  isContentEvent,
-  isRetryableKind,
   type Response as ModelResponse,
   type OpenAIChatEndpoint,
   openaiChat,
@@ -26,6 +23,7 @@ import {
   type StreamEvent,
   type Usage,
 } from "../../../src/index.ts";
+import { coalesceDeltas, isContentEvent, isRetryableKind } from "../../../src/protocols/index.ts";
 import { byteStream, type ChunkSizes } from "../../helpers/byte-stream.ts";
 import { listFixtures, loadFixture } from "../../helpers/fixtures.ts";
 

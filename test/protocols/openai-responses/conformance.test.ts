@@ -16,7 +16,8 @@
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import type { Response as ModelResponse, StreamEvent, Usage } from "../../../src/index.ts";
-import { isContentEvent, isRetryableKind, ProviderError } from "../../../src/index.ts";
+import { ProviderError } from "../../../src/index.ts";
+import { isContentEvent, isRetryableKind } from "../../../src/protocols/index.ts";
 import { openaiResponses } from "../../../src/providers/openai-responses.ts";
 import { byteStream, type ChunkSizes } from "../../helpers/byte-stream.ts";
 import { listFixtures, loadFixture } from "../../helpers/fixtures.ts";

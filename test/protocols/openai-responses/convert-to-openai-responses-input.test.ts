@@ -717,3 +717,81 @@ describe("convertToOpenAIResponsesInput: property", () => {
     expect(coverage.outputs).toBeGreaterThan(100);
   });
 });
+
+describe("convertToOpenAIResponsesInput: gaps mutation testing found", () => {
+  const user: MessageInput = { role: "user", content: "Weather in Oslo?" };
+
+  it("mutation gap 5: blocks of another protocol with the same origin and model are rebuilt, never replayed", () => {
+    const blocks = [reasoning("rs_1"), call("call_1")];
+    const history = [user, turn(blocks, { ...NATIVE, protocol: "openai-chat" }), results("call_1")];
+    const { input, warnings } = convertToOpenAIResponsesInput(history, TARGET);
+    expect(input.some((item) => (item as Json).type === "reasoning")).toBe(false);
+    expect(input).toContainEqual(
+      expect.objectContaining({ type: "function_call", call_id: "call_1", name: "weather" }),
+    );
+    expect(warnings.join("\n")).toMatch(/produced by openai-chat\/openai\/gpt-5.*rebuilt/);
+  });
+
+  it("mutation gap 5: a matching turn whose items are all unusable is rebuilt from its text and calls, not dropped", () => {
+    // store: false needs encrypted_content: a reasoning item without it cannot go back; nothing else is left.
+    const bare = { id: "rs_2", type: "reasoning", summary: [] };
+    const history: MessageInput[] = [
+      user,
+      { role: "assistant", content: "It is sunny.", toolCalls: [], native: { ...NATIVE, blocks: [bare] } },
+      { role: "user", content: "And tomorrow?" },
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput(history, TARGET);
+    expect(JSON.stringify(input)).toContain("It is sunny.");
+    expect(input.some((item) => (item as Json).type === "reasoning")).toBe(false);
+    expect(warnings.length).toBeGreaterThan(0);
+  });
+
+  it("mutation gap 5: an orphan tool result is kept as text, not lost", () => {
+    const history: MessageInput[] = [
+      user,
+      { role: "tool", toolResults: [{ callId: "call_nowhere", content: "22 °C" }] },
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput(history, TARGET);
+    expect(input.some((item) => (item as Json).type === "function_call_output")).toBe(false);
+    expect(JSON.stringify(input)).toContain("22 °C");
+    expect(JSON.stringify(input)).toContain("call_nowhere");
+    expect(warnings.join("\n")).toContain("call_nowhere");
+  });
+
+  it("mutation gap 5: with previous_response_id only what follows the last assistant turn is sent", () => {
+    const history = [
+      { role: "system" as const, content: "Be brief." },
+      user,
+      turn([reasoning("rs_0"), message("msg_0", "Which city?")]),
+      { role: "user" as const, content: "Oslo." },
+      turn([reasoning("rs_1"), call("call_1")]),
+      results("call_1"),
+    ];
+    const { input, instructions } = convertToOpenAIResponsesInput(history, {
+      ...TARGET,
+      store: true,
+      previousResponseId: "resp_1",
+    });
+    expect(input).toEqual([output("call_1")]);
+    expect(instructions).toBe("Be brief.");
+  });
+
+  it("mutation gap 5: a truncated call is replayed as the exact text the model produced", () => {
+    const truncated = '{"city":"Os';
+    const history: MessageInput[] = [
+      user,
+      {
+        role: "assistant",
+        toolCalls: [{ id: "call_t", name: "weather", arguments: {}, argumentsText: truncated }],
+        native: { ...NATIVE, blocks: [call("call_t", "weather", truncated)] },
+      },
+      results("call_t"),
+    ];
+    for (const target of [TARGET, { ...TARGET, model: "gpt-5-mini" }]) {
+      const { input } = convertToOpenAIResponsesInput(history, target);
+      expect(input.find((item) => (item as Json).type === "function_call")).toMatchObject({
+        arguments: truncated,
+      });
+    }
+  });
+});

@@ -10,7 +10,7 @@ import {
   collectStream,
   type MessageInput,
   type Response as ModelResponse,
-  Usage,
+  totalInputTokens,
 } from "../../../src/index.ts";
 import { openaiResponses } from "../../../src/providers/openai-responses.ts";
 import { loadFixture } from "../../helpers/fixtures.ts";
@@ -247,7 +247,7 @@ describe("seed 004: reasoning_tokens zero handling", () => {
       cachedInputTokens: 0,
       reasoningTokens: 0,
     });
-    expect(Usage.isEmpty(streamed.usage)).toBe(false);
+    expect(streamed.usage).not.toEqual({});
     const terminal = body
       .split("\n")
       .filter((line) => line.startsWith("data:"))
@@ -292,6 +292,6 @@ describe("seed 004: reasoning_tokens zero handling", () => {
       cacheWriteTokens: 100,
       reasoningTokens: 512,
     });
-    expect(Usage.totalInput(response.usage)).toBe(9463);
+    expect(totalInputTokens(response.usage)).toBe(9463);
   });
 });

@@ -1,0 +1,198 @@
+/** readAwsEventStream failures: every malformed frame is a WireError, never garbage output. */
+import { describe, expect, it } from "vitest";
+import {
+  AwsEventStreamDecoder,
+  DEFAULT_AWS_MAX_FRAME_BYTES,
+  decodeAwsEventFrame,
+  frameInfo,
+} from "../../src/wire/aws-event-stream.ts";
+import {
+  byteStream,
+  type ChunkSizes,
+  concatBytes,
+  trackedByteStream,
+  trackedChunkStream,
+} from "../helpers/byte-stream.ts";
+import {
+  collect,
+  collectUntilError,
+  eventFrame,
+  expectWireError,
+  frame,
+  prelude,
+  recorded,
+  stringHeader,
+  thrown,
+  walkFrames,
+} from "./aws-event-stream.helpers.ts";
+
+describe("readAwsEventStream failures", () => {
+  const a = eventFrame("contentBlockDelta", '{"delta":{"text":"a"}}');
+  const b = eventFrame("contentBlockDelta", '{"delta":{"text":"b"}}');
+  const c = eventFrame("messageStop", '{"stopReason":"end_turn"}');
+
+  it("an empty body is no frames and no error", async () => {
+    expect((await collect(byteStream(new Uint8Array(0)))).frames).toEqual([]);
+    expect((await collect(trackedChunkStream([new Uint8Array(0)]).stream)).frames).toEqual([]);
+  });
+
+  it("a body that ends inside a frame fails with truncated, after the complete frames, at every cut", async () => {
+    const body = concatBytes([a, b, c]);
+    const lastStart = a.length + b.length;
+    for (let cut = lastStart + 1; cut < body.length; cut++) {
+      for (const sizes of [undefined, [1], [13]] as (ChunkSizes | undefined)[]) {
+        const { frames, error } = await collectUntilError(byteStream(body.slice(0, cut), sizes));
+        expect(frames.length).toBe(2);
+        expectWireError(error, "truncated", /body ended inside a frame/);
+      }
+    }
+    // A cut at a frame boundary is a clean end (the protocol layer decides whether a terminal event is missing).
+    expect((await collect(byteStream(body.slice(0, lastStart), [3]))).frames.length).toBe(2);
+  });
+
+  it("a real recorded stream cut anywhere in its last frame is truncated", async () => {
+    for (const stream of recorded) {
+      const walked = walkFrames(stream.body);
+      const last = walked.at(-1)!;
+      for (const cut of [1, 11, 12, 13, last.length - 4, last.length - 1]) {
+        const end = stream.body.length - last.length + cut;
+        const { frames, error } = await collectUntilError(byteStream(stream.body.slice(0, end), [64]));
+        expect(frames.length, stream.name).toBe(walked.length - 1);
+        expectWireError(error, "truncated");
+      }
+    }
+  });
+
+  it("impossible lengths with a valid prelude CRC are corrupt_frame", () => {
+    for (const [total, headersLength, reason] of [
+      [0, 0, /impossible frame length 0/],
+      [15, 0, /impossible frame length 15/],
+      [16, 1, /impossible headers length 1 in a frame of 16/],
+      [40, 25, /impossible headers length 25/],
+      [0xffffffff, 0, /exceeds the limit/],
+    ] as const) {
+      const bytes = concatBytes([prelude(total, headersLength), new Uint8Array(40)]);
+      expectWireError(
+        thrown(() => decodeAwsEventFrame(bytes)),
+        "corrupt_frame",
+        reason,
+      );
+      expectWireError(
+        thrown(() => new AwsEventStreamDecoder().push(bytes)),
+        "corrupt_frame",
+        reason,
+      );
+    }
+    // The boundary cases are fine: 16 bytes with no headers, headers filling everything but the CRCs.
+    expect(decodeAwsEventFrame(frame(new Uint8Array(0))).payload.length).toBe(0);
+    expect(Object.keys(decodeAwsEventFrame(frame(stringHeader("x", "y"))).headers)).toEqual(["x"]);
+  });
+
+  it("an oversized frame fails as soon as its prelude arrives, without buffering it", async () => {
+    const MB = 1024 * 1024;
+    const total = 17 * MB;
+    let pulls = 0;
+    let delivered = 0;
+    let cancelled = false;
+    // A body that would deliver the whole 17 MB frame in 64 KB chunks.
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        pull(controller) {
+          pulls++;
+          const chunk = pulls === 1 ? prelude(total, 0) : new Uint8Array(64 * 1024);
+          delivered += chunk.length;
+          controller.enqueue(chunk);
+        },
+        cancel() {
+          cancelled = true;
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const { frames, error } = await collectUntilError(stream);
+    expect(frames).toEqual([]);
+    expectWireError(
+      error,
+      "corrupt_frame",
+      new RegExp(`frame length ${total} exceeds the limit of ${16 * MB}`),
+    );
+    expect(delivered).toBe(12);
+    expect(cancelled).toBe(true);
+    expect(DEFAULT_AWS_MAX_FRAME_BYTES).toBe(16 * MB);
+  });
+
+  it("maxFrameBytes: a frame over the limit fails (after the frames before it), one at the limit passes", async () => {
+    const big = eventFrame("contentBlockDelta", JSON.stringify({ text: "x".repeat(5000) }));
+    const body = concatBytes([a, big, c]);
+    const { frames, error } = await collectUntilError(byteStream(body, [1000]), {
+      maxFrameBytes: big.length - 1,
+    });
+    expect(frames.length).toBe(1);
+    expectWireError(error, "corrupt_frame", /exceeds the limit/);
+    expect((await collect(byteStream(body, [1000]), { maxFrameBytes: big.length })).frames.length).toBe(3);
+  });
+
+  it("an unknown header type is corrupt_frame", () => {
+    for (const type of [10, 11, 0x7f, 0xff]) {
+      const bad = frame(Uint8Array.from([1, 0x78, type, 0, 0, 0, 0]));
+      expectWireError(
+        thrown(() => decodeAwsEventFrame(bad)),
+        "corrupt_frame",
+        new RegExp(`unknown type ${type}`),
+      );
+    }
+  });
+
+  it("a header running past the headers section is corrupt_frame, whatever the type", () => {
+    const cases = [
+      Uint8Array.from([5, 0x61]), // name longer than the section
+      Uint8Array.from([1, 0x61]), // no type byte
+      Uint8Array.from([1, 0x61, 2]), // int8 without its byte
+      Uint8Array.from([1, 0x61, 3, 0]), // int16 with one byte
+      Uint8Array.from([1, 0x61, 4, 0, 0, 0]),
+      Uint8Array.from([1, 0x61, 5, 0, 0, 0, 0, 0, 0, 0]),
+      Uint8Array.from([1, 0x61, 6, 0]), // bytes: half a length
+      Uint8Array.from([1, 0x61, 7, 0, 5, 0x62]), // string: 5 announced, 1 present
+      Uint8Array.from([1, 0x61, 8, 0, 0, 0, 0]),
+      Uint8Array.from([1, 0x61, 9, ...new Array(15).fill(0)]),
+    ];
+    for (const headers of cases) {
+      // The payload follows: a header must not read into it.
+      const bad = frame(headers, "{}");
+      expectWireError(
+        thrown(() => decodeAwsEventFrame(bad)),
+        "corrupt_frame",
+        /runs past the headers/,
+      );
+    }
+  });
+
+  it("a frame followed by extra bytes is corrupt for decodeAwsEventFrame; short input is truncated", () => {
+    expectWireError(
+      thrown(() => decodeAwsEventFrame(concatBytes([a, new Uint8Array(1)]))),
+      "corrupt_frame",
+    );
+    expectWireError(
+      thrown(() => decodeAwsEventFrame(a.subarray(0, 5))),
+      "truncated",
+      /prelude/,
+    );
+    expectWireError(
+      thrown(() => decodeAwsEventFrame(a.subarray(0, a.length - 1))),
+      "truncated",
+    );
+  });
+
+  it("a corrupt frame fails after the frames before it, whatever the chunking", async () => {
+    const bad = b.slice();
+    bad[bad.length - 10]! ^= 0x20;
+    const body = concatBytes([a, c, bad, a]);
+    for (const sizes of [undefined, [1], [7], [a.length + c.length + 3]] as (ChunkSizes | undefined)[]) {
+      const tracked = trackedByteStream(body, sizes);
+      const { frames, error } = await collectUntilError(tracked.stream);
+      expect(frames.map((f) => frameInfo(f).eventType)).toEqual(["contentBlockDelta", "messageStop"]);
+      expectWireError(error, "corrupt_frame", /message checksum mismatch/);
+      expect(tracked.state.cancelled).toBe(tracked.state.closed === false);
+    }
+  });
+});
