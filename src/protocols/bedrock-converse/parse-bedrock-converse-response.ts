@@ -1,5 +1,5 @@
-import type { Message, ToolCall } from "../../core/message.ts";
-import type { Response } from "../../core/response.ts";
+import type { ToolCall } from "../../core/message.ts";
+import type { AssistantMessage, Response } from "../../core/response.ts";
 import { BEDROCK_CONVERSE, type ConverseBlock, type ConverseResponse } from "./bedrock-converse-wire.ts";
 import { mapBedrockConverseStopReason } from "./map-bedrock-converse-stop-reason.ts";
 import { mapBedrockConverseUsage } from "./map-bedrock-converse-usage.ts";
@@ -73,7 +73,7 @@ export function converseResponseFromBlocks(
       toolCalls.push(toolCall);
     }
   }
-  const message: Message = {
+  const message: AssistantMessage = {
     role: "assistant",
     content: text,
     toolCalls,
