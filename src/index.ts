@@ -30,11 +30,22 @@ export {
   type CacheOption,
   type CallOptions,
   parseCallOptions,
+  type ResponseFormat,
   type Thinking,
   type Timeouts,
   type ToolChoice,
 } from "./core/call-options.ts";
 export { collectStream } from "./core/collect-stream.ts";
+export {
+  type Content,
+  type ContentPart,
+  contentText,
+  type FilePart,
+  type ImagePart,
+  type InlineUrlOptions,
+  inlineUrlParts,
+  type TextPart,
+} from "./core/content.ts";
 export {
   type Message,
   type MessageInput,
@@ -54,8 +65,9 @@ export {
   type ProviderErrorJSON,
   type ProviderErrorKind,
 } from "./core/provider-error.ts";
-export type { Response, ServedBy, StopReason } from "./core/response.ts";
+export type { AssistantMessage, Response, ServedBy, StopReason } from "./core/response.ts";
 export type { StreamEvent } from "./core/stream-event.ts";
+export { StructuredOutputError } from "./core/structured-output.ts";
 export type { ToolSpec, ToolSpecInput } from "./core/tool-spec.ts";
 export { addUsage, totalInputTokens, type Usage } from "./core/usage.ts";
 export { ValidationError, type ValidationIssue } from "./core/validation-error.ts";

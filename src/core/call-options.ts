@@ -5,6 +5,7 @@
  * @module
  */
 import * as z from "zod/mini";
+import type { JsonSchema } from "./tool-spec.ts";
 import { validate } from "./validation-error.ts";
 
 /**
@@ -84,6 +85,12 @@ export interface CallOptions {
   /** Free-form tags passed to providers that accept them and to telemetry. */
   metadata?: Record<string, string>;
   /**
+   * Structured output: `{ type: "json" }` for any JSON object, or `{ type: "json_schema", schema }` for one
+   * that matches `schema` (JSON Schema, or a Standard Schema such as a zod schema, which also validates
+   * the result). Mapped to each API's native form; the parsed value is `Response.object`.
+   */
+  responseFormat?: ResponseFormat;
+  /**
    * Deadlines of the upstream request: `firstByteMs` for its response headers, `idleMs` between two pieces
    * of its body. Either one missed aborts the request with a `ProviderError` of kind `timeout`. Unset: the
    * provider's settings, else the defaults (stream 120 s / complete 600 s to the first byte; 300 s idle).
@@ -91,6 +98,34 @@ export interface CallOptions {
   timeouts?: Timeouts;
   /** Aborts the call: the request, the body and any wait. An abort is never retried or fallen through. */
   signal?: AbortSignal;
+}
+
+/** See {@link CallOptions.responseFormat}. */
+export type ResponseFormat =
+  | { type: "json" }
+  | {
+      type: "json_schema";
+      /** JSON Schema of the object, or a Standard Schema (zod 4) that describes itself as one. */
+      schema: JsonSchema | StandardSchemaLike;
+      /** A name for the schema (OpenAI requires one: `[a-zA-Z0-9_-]{1,64}`); default `"output"`. */
+      name?: string;
+      /** Ask the provider to enforce the schema exactly where it can (OpenAI `strict`); default true. */
+      strict?: boolean;
+      description?: string;
+    };
+
+/**
+ * A schema that validates (Standard Schema) and describes itself as JSON Schema (Standard JSON Schema):
+ * what zod 4 schemas are.
+ */
+export interface StandardSchemaLike {
+  "~standard": {
+    validate(value: unknown): unknown;
+    jsonSchema?: {
+      input(options: { target: string }): JsonSchema;
+      output?(options: { target: string }): JsonSchema;
+    };
+  };
 }
 
 /** See {@link CallOptions.timeouts}. */
@@ -101,6 +136,20 @@ export interface Timeouts {
 
 /** Longest timeout accepted: one hour. */
 export const MAX_TIMEOUT_MS = 3_600_000;
+
+const RESPONSE_FORMAT_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Validates the serialisable {@link ResponseFormat} (JSON Schema only: a Standard Schema is code). */
+export const ResponseFormatSchema: z.ZodMiniType<ResponseFormat, ResponseFormat> = z.union([
+  z.strictObject({ type: z.literal("json") }),
+  z.strictObject({
+    type: z.literal("json_schema"),
+    schema: z.record(z.string(), z.unknown()),
+    name: z.optional(z.string().check(z.regex(RESPONSE_FORMAT_NAME, "[a-zA-Z0-9_-]{1,64}"))),
+    strict: z.optional(z.boolean()),
+    description: z.optional(z.string().check(z.maxLength(4096))),
+  }),
+]) as unknown as z.ZodMiniType<ResponseFormat, ResponseFormat>;
 
 const milliseconds = () =>
   z.optional(
@@ -178,6 +227,7 @@ export const CallOptionsSchema: z.ZodMiniType<
   sessionId: z.optional(SessionIdSchema),
   metadata: z.optional(MetadataSchema),
   timeouts: z.optional(TimeoutsSchema),
+  responseFormat: z.optional(ResponseFormatSchema),
 });
 
 /** Validates untrusted call options; throws a `ValidationError` naming the bad field (`options.maxTokens: …`). */

@@ -5,7 +5,7 @@
  * @module
  */
 import type { Message, ToolCall } from "./message.ts";
-import type { Response, StopReason } from "./response.ts";
+import type { AssistantMessage, Response, StopReason } from "./response.ts";
 import type { StreamEvent } from "./stream-event.ts";
 import { requireDone, type StreamSource } from "./stream-guards.ts";
 import type { Usage } from "./usage.ts";
@@ -98,7 +98,7 @@ export class StreamAccumulator {
         text === undefined ? call : { ...call, arguments: parseToolArguments(text), argumentsText: text },
       );
     });
-    const message: Message = {
+    const message: AssistantMessage = {
       role: "assistant",
       content: this.text,
       toolCalls,

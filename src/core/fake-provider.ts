@@ -6,6 +6,7 @@
  */
 import type { CallOptions } from "./call-options.ts";
 import { StreamAccumulator } from "./collect-stream.ts";
+import { contentText } from "./content.ts";
 import {
   type Message,
   type MessageInput,
@@ -15,8 +16,9 @@ import {
 } from "./message.ts";
 import type { Provider } from "./provider.ts";
 import { ProviderError } from "./provider-error.ts";
-import type { Response, StopReason } from "./response.ts";
+import type { AssistantMessage, Response, StopReason } from "./response.ts";
 import type { StreamEvent } from "./stream-event.ts";
+import { prepareResponseFormat, readStructuredOutput } from "./structured-output.ts";
 import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "./tool-spec.ts";
 import type { Usage } from "./usage.ts";
 
@@ -129,6 +131,7 @@ export class FakeProvider implements Provider {
     tools?: readonly ToolSpecInput[],
     options: CallOptions = {},
   ): Promise<Response> {
+    const format = prepareResponseFormat(options.responseFormat);
     const step = await this.next("complete", messages, tools, options);
     if (isFailure(step)) throw step.error;
     if (isStream(step)) {
@@ -139,7 +142,7 @@ export class FakeProvider implements Provider {
       return response!;
     }
     await sleep(step.delayMs, options.signal, this);
-    return this.responseOf(step);
+    return readStructuredOutput(this.responseOf(step), format);
   }
 
   async *stream(
@@ -158,13 +161,17 @@ export class FakeProvider implements Provider {
     tools: readonly ToolSpecInput[] | undefined,
     options: CallOptions,
   ): Promise<FakeReply | FakeStream | FakeFailure> {
-    const { signal, ...rest } = options;
+    const { signal, responseFormat, ...rest } = options;
+    // Copies, so a loop that mutates its history later cannot rewrite what was recorded; a response
+    // format's schema may be code (a zod schema), kept as it is.
+    const recorded: CallOptions = structuredClone(rest);
+    if (responseFormat) recorded.responseFormat = responseFormat;
+    if (signal) recorded.signal = signal;
     const call: FakeCall = {
       method,
-      // Copies, so a loop that mutates its history later cannot rewrite what was recorded.
       messages: structuredClone(normalizeMessages(messages)),
       tools: normalizeToolSpecs(tools),
-      options: signal ? { ...structuredClone(rest), signal } : structuredClone(rest),
+      options: recorded,
     };
     const position = this.calls.length;
     this.calls.push(call);
@@ -180,13 +187,14 @@ export class FakeProvider implements Provider {
   }
 
   private async *play(step: FakeStream, options: CallOptions): AsyncGenerator<StreamEvent, void, undefined> {
+    const format = prepareResponseFormat(options.responseFormat);
     const accumulator = new StreamAccumulator();
     let yielded = 0;
     for (const event of step.events) {
       if (step.failAt && step.failAt.at === yielded) throw step.failAt.error;
       await sleep(step.delayMs, options.signal, this);
       if (event.type === "done") {
-        yield event;
+        yield { type: "done", response: await readStructuredOutput(event.response, format) };
         return;
       }
       accumulator.add(event);
@@ -194,12 +202,13 @@ export class FakeProvider implements Provider {
       yielded++;
     }
     if (step.failAt && step.failAt.at >= yielded) throw step.failAt.error;
-    yield { type: "done", response: accumulator.toResponse({ model: this.model, provider: this.name }) };
+    const response = accumulator.toResponse({ model: this.model, provider: this.name });
+    yield { type: "done", response: await readStructuredOutput(response, format) };
   }
 
   private responseOf(reply: FakeReply): Response {
     const toolCalls = (reply.toolCalls ?? []).map((call) => ({ ...call, arguments: call.arguments ?? {} }));
-    const message: Message = {
+    const message: AssistantMessage = {
       role: "assistant",
       content: reply.text ?? "",
       toolCalls,
@@ -224,7 +233,7 @@ export class FakeProvider implements Provider {
     const response = this.responseOf(reply);
     const events: StreamEvent[] = [];
     if (reply.reasoning) events.push({ type: "reasoning-delta", text: reply.reasoning });
-    for (const text of chunks(response.message.content, reply.chunkSize))
+    for (const text of chunks(contentText(response.message.content), reply.chunkSize))
       events.push({ type: "text-delta", text });
     response.message.toolCalls.forEach((toolCall, index) => {
       events.push({ type: "tool-call-start", index, id: toolCall.id, name: toolCall.name });

@@ -9,6 +9,7 @@
  * @module
  */
 import * as z from "zod/mini";
+import { type Content, ContentSchema } from "./content.ts";
 import { validate } from "./validation-error.ts";
 
 /** A tool call the model asked for. `id` ties it to its {@link ToolResult}. */
@@ -28,10 +29,13 @@ export interface ToolCall {
 /** A {@link ToolCall} as callers may write it: `arguments` defaults to `{}`. */
 export type ToolCallInput = Omit<ToolCall, "arguments"> & { arguments?: Record<string, unknown> };
 
-/** The result of running a tool, sent back to the model. A failed tool is a result with `isError`. */
+/**
+ * The result of running a tool, sent back to the model. A failed tool is a result with `isError`. Its
+ * `content` is text, or parts (a screenshot, a PDF) where the target takes them.
+ */
 export interface ToolResult {
   callId: string;
-  content: string;
+  content: Content;
   isError: boolean;
   /** The tool's name, for protocols that want it beside the call id. */
   name?: string;
@@ -39,7 +43,7 @@ export interface ToolResult {
 
 /** A {@link ToolResult} as callers may write it: `content` defaults to `""`, `isError` to `false`. */
 export type ToolResultInput = Omit<ToolResult, "content" | "isError"> & {
-  content?: string;
+  content?: Content;
   isError?: boolean;
 };
 
@@ -65,7 +69,11 @@ export type Role = "system" | "user" | "assistant" | "tool";
 /** One message of the neutral conversation. */
 export interface Message {
   role: Role;
-  content: string;
+  /**
+   * Text, or parts (text, images, files). What a provider answers is always text: read
+   * `response.message.content` as a string there (`contentText` turns any content into text).
+   */
+  content: Content;
   toolCalls: ToolCall[];
   toolResults: ToolResult[];
   /** Set when the harness invented this message (a compaction summary, say), not a model or a user. */
@@ -76,7 +84,7 @@ export interface Message {
 /** A message as callers may write it: `{ role: "user", content: "hi" }` is complete. */
 export interface MessageInput {
   role: Role;
-  content?: string;
+  content?: Content;
   toolCalls?: ToolCallInput[];
   toolResults?: ToolResultInput[];
   synthetic?: boolean;
@@ -94,7 +102,7 @@ export const ToolCallSchema: z.ZodMiniType<ToolCall, ToolCallInput> = z.strictOb
 /** Validates a {@link ToolResult}, filling `content` and `isError`. */
 export const ToolResultSchema: z.ZodMiniType<ToolResult, ToolResultInput> = z.strictObject({
   callId: z.string(),
-  content: z._default(z.string(), ""),
+  content: z._default(ContentSchema, ""),
   isError: z._default(z.boolean(), false),
   name: z.optional(z.string()),
 });
@@ -113,7 +121,7 @@ export const RoleSchema: z.ZodMiniType<Role, Role> = z.enum(["system", "user", "
 /** Validates a {@link Message} from untrusted input, filling its defaults. */
 export const MessageSchema: z.ZodMiniType<Message, MessageInput> = z.strictObject({
   role: RoleSchema,
-  content: z._default(z.string(), ""),
+  content: z._default(ContentSchema, ""),
   toolCalls: z._default(z.array(ToolCallSchema), () => []),
   toolResults: z._default(z.array(ToolResultSchema), () => []),
   synthetic: z._default(z.boolean(), false),

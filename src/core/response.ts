@@ -4,7 +4,14 @@
  * @module
  */
 import * as z from "zod/mini";
-import { type Message, type MessageInput, MessageSchema } from "./message.ts";
+import {
+  type Message,
+  type MessageInput,
+  NativeSchema,
+  RoleSchema,
+  ToolCallSchema,
+  ToolResultSchema,
+} from "./message.ts";
 import { type Usage, UsageSchema } from "./usage.ts";
 
 /**
@@ -48,10 +55,16 @@ export const ServedBySchema: z.ZodMiniType<ServedBy, ServedBy> = z.object({
   failures: z.array(z.unknown()),
 });
 
+/**
+ * The assistant message of a response: a {@link Message} whose `content` is always text (what a model
+ * answers is text; structured output is text too, parsed into `Response.object`).
+ */
+export type AssistantMessage = Omit<Message, "content"> & { content: string };
+
 /** The result of one provider call. */
 export interface Response {
   /** The assistant message, with `native` set when the provider produced content it must get back verbatim. */
-  message: Message;
+  message: AssistantMessage;
   usage: Usage;
   stopReason: StopReason;
   /** The provider's own stop value (`end_turn`, `tool_use`, `stop`, …), when it sent one. */
@@ -71,19 +84,39 @@ export interface Response {
   warnings?: string[];
   /** Set by `fallback()`: which entry served the call. */
   servedBy?: ServedBy;
+  /**
+   * The structured output of a call with `responseFormat`: the answer parsed as JSON (and validated, when a
+   * Standard Schema was given). Absent when the model refused.
+   */
+  object?: unknown;
+  /** The model's refusal, when it declined to answer (`stopReason` is then `content-filter`). */
+  refusal?: string;
 }
 
 /** Validates a {@link Response} (a stored or transported one), filling the message's defaults. */
-export const ResponseSchema: z.ZodMiniType<Response, Omit<Response, "message"> & { message: MessageInput }> =
-  z.object({
-    message: MessageSchema,
-    usage: UsageSchema,
-    stopReason: StopReasonSchema,
-    rawStopReason: z.optional(z.string()),
-    model: z.string(),
-    provider: z.string(),
-    id: z.optional(z.string()),
-    reasoning: z.optional(z.string()),
-    warnings: z.optional(z.array(z.string())),
-    servedBy: z.optional(ServedBySchema),
-  });
+const AssistantMessageSchema = z.strictObject({
+  role: RoleSchema,
+  content: z._default(z.string(), ""),
+  toolCalls: z._default(z.array(ToolCallSchema), () => []),
+  toolResults: z._default(z.array(ToolResultSchema), () => []),
+  synthetic: z._default(z.boolean(), false),
+  native: z.optional(NativeSchema),
+});
+
+export const ResponseSchema: z.ZodMiniType<
+  Response,
+  Omit<Response, "message"> & { message: Omit<MessageInput, "content"> & { content?: string } }
+> = z.object({
+  message: AssistantMessageSchema,
+  usage: UsageSchema,
+  stopReason: StopReasonSchema,
+  rawStopReason: z.optional(z.string()),
+  model: z.string(),
+  provider: z.string(),
+  id: z.optional(z.string()),
+  reasoning: z.optional(z.string()),
+  warnings: z.optional(z.array(z.string())),
+  servedBy: z.optional(ServedBySchema),
+  object: z.optional(z.unknown()),
+  refusal: z.optional(z.string()),
+});

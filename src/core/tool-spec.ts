@@ -23,7 +23,12 @@ export interface ToolSpec {
 
 /** A schema that can describe itself as JSON Schema (Standard JSON Schema, as zod 4 implements it). */
 interface StandardJsonSchemaLike {
-  "~standard": { jsonSchema: { input(options: { target: string }): JsonSchema } };
+  "~standard": {
+    jsonSchema: {
+      input(options: { target: string }): JsonSchema;
+      output?(options: { target: string }): JsonSchema;
+    };
+  };
 }
 
 /** A tool as callers may write it: `parameters` may be JSON Schema or a classic zod schema. */
@@ -69,12 +74,35 @@ export function normalizeToolSpecs(tools: readonly ToolSpecInput[] | undefined):
 
 function toJsonSchema(parameters: ToolSpecInput["parameters"], path: string): JsonSchema {
   if (parameters === undefined) return { type: "object", properties: {} };
-  let schema: unknown = parameters;
-  if (isStandardJsonSchema(parameters)) {
-    schema = parameters["~standard"].jsonSchema.input({ target: "draft-2020-12" });
-  } else if (isSchemaObject(parameters)) {
-    // A validator without a JSON Schema of its own (zod/mini is one): converting it here would put zod's
-    // whole JSON Schema generator (~20 KB) into every bundle. The caller converts it once instead.
+  const schema = jsonSchemaOf(parameters, path, "input");
+  if (schema.type !== undefined && schema.type !== "object") {
+    throw new ValidationError([
+      {
+        path: `${path}.type`,
+        message: `tool arguments must be an object schema, got ${JSON.stringify(schema.type)}`,
+      },
+    ]);
+  }
+  return schema;
+}
+
+/**
+ * A JSON Schema from what a caller gave: a JSON Schema object as it is (without its `$schema` dialect
+ * line), or a schema that describes itself as one (Standard JSON Schema: zod 4 classic), converted by its
+ * own `input` or `output` JSON Schema. A validator without a JSON Schema (zod/mini) is a `ValidationError`
+ * naming `path`: converting it here would put zod's JSON Schema generator (~20 KB) into every bundle.
+ */
+export function jsonSchemaOf(value: unknown, path: string, direction: "input" | "output"): JsonSchema {
+  let schema: unknown = value;
+  if (isStandardJsonSchema(value)) {
+    const described = value["~standard"].jsonSchema;
+    schema = (direction === "output" && described.output ? described.output : described.input).call(
+      described,
+      {
+        target: "draft-2020-12",
+      },
+    );
+  } else if (isSchemaObject(value)) {
     throw new ValidationError([
       {
         path,
@@ -86,14 +114,6 @@ function toJsonSchema(parameters: ToolSpecInput["parameters"], path: string): Js
     throw new ValidationError([{ path, message: "must be a JSON Schema object or a zod schema" }]);
   }
   const { $schema: _dialect, ...rest } = schema as JsonSchema;
-  if (rest.type !== undefined && rest.type !== "object") {
-    throw new ValidationError([
-      {
-        path: `${path}.type`,
-        message: `tool arguments must be an object schema, got ${JSON.stringify(rest.type)}`,
-      },
-    ]);
-  }
   return rest;
 }
 

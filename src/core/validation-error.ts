@@ -65,6 +65,12 @@ export function issuesOf(issues: readonly ZodIssue[], root = ""): ValidationIssu
   const prefix: PropertyKey[] = root ? [root] : [];
   return issues.flatMap((issue): ValidationIssue[] => {
     const path = [...prefix, ...issue.path];
+    if (issue.code === "invalid_union") {
+      // The branch the value was meant for (it has the branch's type and the fewest problems) says best
+      // what is wrong: `content[0].mediaType: …` rather than `content: expected string or array`.
+      const meant = meantBranch(issue.errors);
+      if (meant) return issuesOf(meant, formatPath(path));
+    }
     if (issue.code === "unrecognized_keys") {
       return issue.keys.map((key) => ({
         path: formatPath([...path, key]),
@@ -73,6 +79,19 @@ export function issuesOf(issues: readonly ZodIssue[], root = ""): ValidationIssu
     }
     return [{ path: formatPath(path), message: describeIssue(issue) }];
   });
+}
+
+/** Of a union's branches, the one whose type the value has and whose problems are fewest; undefined if none. */
+function meantBranch(branches: readonly (readonly ZodIssue[])[]): readonly ZodIssue[] | undefined {
+  let best: readonly ZodIssue[] | undefined;
+  for (const branch of branches) {
+    const wrongType = branch.some(
+      (inner) => inner.path.length === 0 && (inner.code === "invalid_type" || inner.code === "invalid_value"),
+    );
+    if (wrongType || branch.length === 0) continue;
+    if (!best || branch.length < best.length) best = branch;
+  }
+  return best;
 }
 
 function describeIssue(issue: ZodIssue): string {

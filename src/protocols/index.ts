@@ -21,13 +21,27 @@
  */
 
 // The neutral pieces a protocol reads and writes, beyond the types `modelwire` exports.
+export { base64ToBytes, bytesToBase64 } from "../core/base64.ts";
 export {
   CacheOptionSchema,
   CallOptionsSchema,
+  ResponseFormatSchema,
+  type StandardSchemaLike,
   ThinkingSchema,
   ToolChoiceSchema,
 } from "../core/call-options.ts";
 export { parseToolArguments, StreamAccumulator } from "../core/collect-stream.ts";
+export {
+  ContentPartSchema,
+  ContentSchema,
+  contentParts,
+  dataUrl,
+  hasMedia,
+  IMAGE_MEDIA_TYPES,
+  isBase64,
+  MAX_INLINE_DATA_CHARS,
+  parseDataUrl,
+} from "../core/content.ts";
 export {
   MessageSchema,
   NativeSchema,
@@ -57,6 +71,11 @@ export {
   type UsageEvent,
 } from "../core/stream-event.ts";
 export { holdUntilContent, requireDone, type StreamSource } from "../core/stream-guards.ts";
+export {
+  type PreparedResponseFormat,
+  prepareResponseFormat,
+  readStructuredOutput,
+} from "../core/structured-output.ts";
 export { type JsonSchema, normalizeToolSpecs } from "../core/tool-spec.ts";
 export { UsageSchema } from "../core/usage.ts";
 // Provider internals of the built-in providers.

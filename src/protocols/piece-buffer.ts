@@ -39,12 +39,11 @@ export class PieceBuffer {
     }
   }
 
-  /** Everything pushed so far, in order, as one string (kept as the only chunk from then on). */
+  /** Everything pushed so far, in order, as one string; pushes after it append. */
   text(): string {
-    const text = this.#chunks.join("") + this.#parts.join("");
-    this.#chunks = [text];
+    this.#chunks.push(this.#parts.join(""));
     this.#parts.length = 0;
-    return text;
+    return this.#chunks.join("");
   }
 
   /** Drops everything pushed so far: a holder that has read the text for good lets its memory go. */

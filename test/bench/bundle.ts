@@ -50,7 +50,8 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     budget: 25_800,
     target: 24_000,
   },
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 60_000, target: 30_000 },
+  // Every adapter, the substrate, the agent loop and zod/mini; 60 KB until content parts and structured output.
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 64_000, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

@@ -101,8 +101,9 @@ describe("facade reachability", () => {
     expect(Object.keys(wire).filter((name) => root.has(name))).toEqual([]);
     expect(Object.keys(protocols).filter((name) => root.has(name))).toEqual([]);
     expect(Object.keys(wire).filter((name) => name in protocols)).toEqual([]);
-    // The learnable surface: 30 run-time names today (types aside). Growing it is a decision, made here.
-    expect(root.size).toBeLessThanOrEqual(32);
+    // The learnable surface: 33 run-time names today (types aside): content parts added contentText,
+    // inlineUrlParts and StructuredOutputError. Growing it is a decision, made here.
+    expect(root.size).toBeLessThanOrEqual(34);
   });
 
   it("the README names no function its entry does not export", async () => {

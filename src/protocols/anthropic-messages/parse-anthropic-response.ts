@@ -1,5 +1,5 @@
-import type { Message, ToolCall } from "../../core/message.ts";
-import type { Response } from "../../core/response.ts";
+import type { ToolCall } from "../../core/message.ts";
+import type { AssistantMessage, Response } from "../../core/response.ts";
 import { toolCallFrom } from "../tool-call-tracker.ts";
 import { ANTHROPIC_MESSAGES, type AnthropicBlock, type AnthropicMessage } from "./anthropic-wire.ts";
 import { mapAnthropicStopReason } from "./map-anthropic-stop-reason.ts";
@@ -59,7 +59,7 @@ export function parseAnthropicResponse(
         break;
     }
   }
-  const message: Message = {
+  const message: AssistantMessage = {
     role: "assistant",
     content: text,
     toolCalls,

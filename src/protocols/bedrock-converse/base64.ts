@@ -1,24 +1,2 @@
-/**
- * Base64 for the Bedrock payloads (`chunk.bytes`, `redactedContent`) with nothing but `atob` / `btoa`,
- * which every target runtime has (Workers, Deno, Bun, Node 16+).
- *
- * @module
- */
-
-/** Standard base64 (padding optional, no whitespace) → bytes. Throws a `DOMException` on bad input. */
-export function base64ToBytes(text: string): Uint8Array {
-  const binary = atob(text);
-  const bytes = new Uint8Array(binary.length);
-  for (let index = 0; index < binary.length; index++) bytes[index] = binary.charCodeAt(index);
-  return bytes;
-}
-
-/** Bytes → standard base64 with padding. */
-export function bytesToBase64(bytes: Uint8Array): string {
-  let binary = "";
-  // In slices: String.fromCharCode takes its arguments on the stack.
-  for (let start = 0; start < bytes.length; start += 0x8000) {
-    binary += String.fromCharCode(...bytes.subarray(start, start + 0x8000));
-  }
-  return btoa(binary);
-}
+/** The Bedrock payloads' base64: the core's (`src/core/base64.ts`), under the name the protocol used. */
+export { base64ToBytes, bytesToBase64 } from "../../core/base64.ts";

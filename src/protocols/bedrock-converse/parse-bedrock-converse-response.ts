@@ -1,5 +1,5 @@
-import type { Message, ToolCall } from "../../core/message.ts";
-import type { Response } from "../../core/response.ts";
+import type { ToolCall } from "../../core/message.ts";
+import type { AssistantMessage, Response } from "../../core/response.ts";
 import { toolCallFrom } from "../tool-call-tracker.ts";
 import { BEDROCK_CONVERSE, type ConverseBlock, type ConverseResponse } from "./bedrock-converse-wire.ts";
 import { mapBedrockConverseStopReason } from "./map-bedrock-converse-stop-reason.ts";
@@ -65,7 +65,7 @@ export function converseResponseFromBlocks(
       toolCalls.push(toolCallFrom(call.toolUseId, call.name, call.input, parts.malformedInput?.get(block)));
     }
   }
-  const message: Message = {
+  const message: AssistantMessage = {
     role: "assistant",
     content: text,
     toolCalls,

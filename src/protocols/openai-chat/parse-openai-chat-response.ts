@@ -1,6 +1,6 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
-import type { Message, ToolCall } from "../../core/message.ts";
-import type { Response } from "../../core/response.ts";
+import type { ToolCall } from "../../core/message.ts";
+import type { AssistantMessage, Response } from "../../core/response.ts";
 import { parseTextToolCalls } from "../text-tool-calls/index.ts";
 import { mapOpenAIChatStopReason } from "./map-openai-chat-stop-reason.ts";
 import { mapOpenAIChatUsage } from "./map-openai-chat-usage.ts";
@@ -115,7 +115,7 @@ export function openAIChatResponse(
   if (assembled.refusal !== "") block.refusal = assembled.refusal;
   if (assembled.reasoning !== "") block.reasoning_content = assembled.reasoning;
 
-  const message: Message = {
+  const message: AssistantMessage = {
     role: "assistant",
     // A refusal is what the model said: shown as the content when there is no other text.
     content: assembled.content === "" ? assembled.refusal : assembled.content,

@@ -1,7 +1,7 @@
 import { parseToolArguments } from "../../core/collect-stream.ts";
-import type { Message, ToolCall } from "../../core/message.ts";
+import type { ToolCall } from "../../core/message.ts";
 import type { ProviderError } from "../../core/provider-error.ts";
-import type { Response } from "../../core/response.ts";
+import type { AssistantMessage, Response } from "../../core/response.ts";
 import { mapOpenAIResponsesStopReason } from "./map-openai-responses-stop-reason.ts";
 import { mapOpenAIResponsesUsage } from "./map-openai-responses-usage.ts";
 import { openAIResponsesFailure } from "./openai-responses-failure.ts";
@@ -101,7 +101,7 @@ export function openAIResponsesResponse(
     }
   });
 
-  const message: Message = {
+  const message: AssistantMessage = {
     role: "assistant",
     content: text === "" ? refusal : text,
     toolCalls,

@@ -18,7 +18,7 @@
  * @module
  */
 import {
-  type Message,
+  type AssistantMessage,
   ProviderError,
   type ProviderErrorKind,
   type Response,
@@ -157,7 +157,7 @@ function buildNdjsonRequest(input: NdjsonRequest): { body: NdjsonRequestBody; wa
 }
 
 /** The neutral message of an answer's parts: its text, its calls, and the parts verbatim as `native`. */
-function messageOf(parts: readonly NdjsonPart[], context: NdjsonContext): Message {
+function messageOf(parts: readonly NdjsonPart[], context: NdjsonContext): AssistantMessage {
   const toolCalls = parts.flatMap((part) =>
     part.type === "call"
       ? [{ id: part.id, name: part.name, arguments: isPlainObject(part.arguments) ? part.arguments : {} }]

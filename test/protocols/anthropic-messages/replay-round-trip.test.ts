@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from "vitest";
 import {
+  type AssistantMessage,
   anthropic,
   type Message,
   type MessageInput,
@@ -148,7 +149,7 @@ const NEXT = ALL.find((message) =>
 )!;
 
 /** The recorded message as our stream() returns it. */
-async function firstTurn(message: RecordedMessage): Promise<Message> {
+async function firstTurn(message: RecordedMessage): Promise<AssistantMessage> {
   return (await streamDone(MODEL, [{ role: "user", content: "hi" }], message.bytes)).response.message;
 }
 
@@ -178,7 +179,11 @@ function allBlocks(body: Json): Json[] {
  * thinking text, signature or redacted data anywhere in it (never demoted to text); the turn is rebuilt
  * from the message's text and tool calls.
  */
-function expectReasoningDropped(body: Json, message: Message, warnings: readonly string[] | undefined): void {
+function expectReasoningDropped(
+  body: Json,
+  message: AssistantMessage,
+  warnings: readonly string[] | undefined,
+): void {
   const blocks = message.native!.blocks as Json[];
   const types = allBlocks(body).map((block) => block.type);
   expect(types).not.toContain("thinking");

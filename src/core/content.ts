@@ -1,0 +1,265 @@
+/**
+ * Content beyond text: a message's or a tool result's `content` is a string, or a list of parts — text,
+ * images and files (PDF and plain-text documents at least) — given inline as base64 or by URL.
+ *
+ * Every protocol maps parts to its own form; a part a target cannot take is a `ValidationError` before
+ * any request, or, where a documented degradation exists, a warning in `Response.warnings`. Nothing is
+ * dropped without one of the two. URLs are passed on as URLs where the API takes them; downloading them
+ * is the caller's choice ({@link inlineUrlParts}), never automatic.
+ *
+ * @module
+ */
+import * as z from "zod/mini";
+import { bytesToBase64 } from "./base64.ts";
+
+/** Text. */
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+/**
+ * An image: inline (`mediaType` + base64 `data`) or by `url` (https, or a `data:` URL, which is read
+ * as inline). Media types every protocol takes: `image/png`, `image/jpeg`, `image/gif`, `image/webp`.
+ */
+export type ImagePart =
+  | { type: "image"; mediaType: string; data: string; url?: undefined }
+  | { type: "image"; url: string; mediaType?: string | undefined; data?: undefined };
+
+/**
+ * A file (a document): inline (`mediaType` + base64 `data`) or by `url`, with an optional `filename`
+ * (some APIs show it to the model, Bedrock requires a name). PDF (`application/pdf`) and plain text
+ * (`text/plain`) are taken everywhere; other types where the target says so.
+ */
+export type FilePart =
+  | { type: "file"; mediaType: string; data: string; url?: undefined; filename?: string | undefined }
+  | {
+      type: "file";
+      url: string;
+      mediaType?: string | undefined;
+      data?: undefined;
+      filename?: string | undefined;
+    };
+
+/** One part of a message's or a tool result's content. */
+export type ContentPart = TextPart | ImagePart | FilePart;
+
+/** What `content` holds: a string (plain text), or parts. */
+export type Content = string | ContentPart[];
+
+/** Image media types every protocol takes. */
+export const IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", "image/gif", "image/webp"];
+
+/** Largest inline part accepted, in base64 characters (about 24 MiB of bytes). */
+export const MAX_INLINE_DATA_CHARS = 32 * 1024 * 1024;
+
+const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
+const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+const DATA_URL = /^data:([^;,]+)(;[^,]*)?,(.*)$/s;
+
+/** Whether `text` is standard base64 (padded, no whitespace, no URL-safe alphabet). */
+export function isBase64(text: string): boolean {
+  return text.length % 4 === 0 && BASE64.test(text);
+}
+
+/**
+ * A `data:` URL's media type and base64 data, or `undefined` when `url` is not a base64 `data:` URL.
+ *
+ * @example
+ * ```ts
+ * parseDataUrl("data:image/png;base64,iVBORw0KGgo="); // { mediaType: "image/png", data: "iVBORw0KGgo=" }
+ * ```
+ */
+export function parseDataUrl(url: string): { mediaType: string; data: string } | undefined {
+  const match = DATA_URL.exec(url);
+  if (!match || !/;base64$/i.test(match[2] ?? "")) return undefined;
+  return { mediaType: match[1]!.toLowerCase(), data: match[3]! };
+}
+
+/** A base64 `data:` URL of inline data. */
+export function dataUrl(mediaType: string, data: string): string {
+  return `data:${mediaType};base64,${data}`;
+}
+
+const mediaType = () =>
+  z.string().check(z.regex(MEDIA_TYPE, "a media type such as image/png or application/pdf"));
+const base64 = () =>
+  z
+    .string()
+    .check(
+      z.maxLength(MAX_INLINE_DATA_CHARS, `at most ${MAX_INLINE_DATA_CHARS} base64 characters`),
+      z.refine(isBase64, "not standard base64 (A-Z a-z 0-9 + /, padded with =, no whitespace)"),
+    );
+const url = () =>
+  z
+    .string()
+    .check(
+      z.refine(
+        (value) =>
+          /^https?:\/\/[^\s]+$/i.test(value) ||
+          /^gs:\/\/[^\s]+$/.test(value) ||
+          /^s3:\/\/[^\s]+$/.test(value),
+        "an http(s) URL (or gs:// / s3:// for the clouds that read those), or a base64 data: URL",
+      ),
+    );
+
+const TextPartSchema = z.strictObject({ type: z.literal("text"), text: z.string() });
+const ImagePartSchema = z.union([
+  z.strictObject({
+    type: z.literal("image"),
+    mediaType: mediaType().check(z.startsWith("image/", "an image media type (image/png, image/jpeg, …)")),
+    data: base64(),
+  }),
+  z.strictObject({ type: z.literal("image"), url: url(), mediaType: z.optional(mediaType()) }),
+]);
+const FilePartSchema = z.union([
+  z.strictObject({
+    type: z.literal("file"),
+    mediaType: mediaType(),
+    data: base64(),
+    filename: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+  }),
+  z.strictObject({
+    type: z.literal("file"),
+    url: url(),
+    mediaType: z.optional(mediaType()),
+    filename: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
+  }),
+]);
+
+/**
+ * Validates one part. A `data:` URL given as `url` is read as inline data first, so the schema (and every
+ * protocol after it) sees one form.
+ */
+export const ContentPartSchema: z.ZodMiniType<ContentPart, ContentPart> = z.pipe(
+  z.transform((value: unknown) => inlineDataUrl(value)),
+  z.union([TextPartSchema, ImagePartSchema, FilePartSchema]),
+) as unknown as z.ZodMiniType<ContentPart, ContentPart>;
+
+/** Validates `content`: a string, or at most 1,000 parts. */
+export const ContentSchema: z.ZodMiniType<Content, Content> = z.union([
+  z.string(),
+  z.array(ContentPartSchema).check(z.maxLength(1000, "at most 1000 parts")),
+]) as unknown as z.ZodMiniType<Content, Content>;
+
+/** `{ url: "data:…;base64,…" }` → `{ mediaType, data }`; anything else as it is. */
+function inlineDataUrl(value: unknown): unknown {
+  if (typeof value !== "object" || value === null) return value;
+  const part = value as Record<string, unknown>;
+  if ((part.type !== "image" && part.type !== "file") || typeof part.url !== "string") return value;
+  const inline = parseDataUrl(part.url);
+  if (!inline) return value;
+  const { url: _url, ...rest } = part;
+  return { ...rest, mediaType: part.mediaType ?? inline.mediaType, data: inline.data };
+}
+
+/** The text of `content`: a string as it is, the text parts joined; images and files contribute nothing. */
+export function contentText(content: Content | undefined): string {
+  if (content === undefined) return "";
+  if (typeof content === "string") return content;
+  let text = "";
+  for (const part of content) if (part.type === "text") text += part.text;
+  return text;
+}
+
+/** `content` as parts: a non-empty string is one text part. */
+export function contentParts(content: Content | undefined): ContentPart[] {
+  if (content === undefined || content === "") return [];
+  return typeof content === "string" ? [{ type: "text", text: content }] : content;
+}
+
+/** Whether `content` holds an image or a file. */
+export function hasMedia(content: Content | undefined): boolean {
+  return Array.isArray(content) && content.some((part) => part.type !== "text");
+}
+
+/** Options of {@link inlineUrlParts}. */
+export interface InlineUrlOptions {
+  /** The `fetch` to download with (default `globalThis.fetch`). */
+  fetch?: typeof fetch;
+  /** Largest download accepted, in bytes (default 20 MiB); a larger one is an error naming the part. */
+  maxBytes?: number;
+  /** Which parts to download (default: every image and file part given by http(s) URL). */
+  filter?: (part: ImagePart | FilePart) => boolean;
+  signal?: AbortSignal;
+}
+
+/**
+ * Downloads the URL parts of `content` and returns the content with them inline (base64, the media type
+ * from the response unless the part named one). For targets that take no URL (OpenAI Chat files, Bedrock,
+ * the Gemini API): an explicit step of the caller's, never done behind its back — a gateway that did it
+ * for its clients would fetch any address they named.
+ *
+ * @example
+ * ```ts
+ * const content = await inlineUrlParts([{ type: "text", text: "Summarise" }, { type: "file", url: pdfUrl }]);
+ * await bedrockProvider.complete([{ role: "user", content }]);
+ * ```
+ */
+export async function inlineUrlParts(content: Content, options: InlineUrlOptions = {}): Promise<Content> {
+  if (typeof content === "string") return content;
+  const doFetch = options.fetch ?? globalThis.fetch;
+  const maxBytes = options.maxBytes ?? 20 * 1024 * 1024;
+  const out: ContentPart[] = [];
+  for (const [index, part] of content.entries()) {
+    if (part.type === "text" || part.url === undefined || !/^https?:\/\//i.test(part.url)) {
+      out.push(part);
+      continue;
+    }
+    if (options.filter && !options.filter(part)) {
+      out.push(part);
+      continue;
+    }
+    const response = await doFetch(part.url, options.signal ? { signal: options.signal } : {});
+    if (!response.ok) {
+      await response.body?.cancel();
+      throw new Error(`content[${index}]: downloading ${part.url} answered ${response.status}`);
+    }
+    const bytes = await readBounded(response, maxBytes, index);
+    const mediaType =
+      part.mediaType ?? response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
+    if (!MEDIA_TYPE.test(mediaType)) {
+      throw new Error(`content[${index}]: ${part.url} has no media type; give the part a mediaType`);
+    }
+    const data = bytesToBase64(bytes);
+    out.push(
+      part.type === "image"
+        ? { type: "image", mediaType, data }
+        : {
+            type: "file",
+            mediaType,
+            data,
+            ...(part.filename === undefined ? {} : { filename: part.filename }),
+          },
+    );
+  }
+  return out;
+}
+
+async function readBounded(
+  response: globalThis.Response,
+  maxBytes: number,
+  index: number,
+): Promise<Uint8Array> {
+  const reader = response.body?.getReader();
+  if (!reader) return new Uint8Array();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel();
+      throw new Error(`content[${index}]: the download is larger than ${maxBytes} bytes (maxBytes)`);
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  return bytes;
+}
