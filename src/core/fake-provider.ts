@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { abortedError } from "./aborted-error.ts";
 import type { CallOptions } from "./call-options.ts";
 import { StreamAccumulator } from "./collect-stream.ts";
 import { contentText } from "./content.ts";
@@ -15,7 +17,6 @@ import {
   type ToolCallInput,
 } from "./message.ts";
 import type { Provider } from "./provider.ts";
-import { ProviderError } from "./provider-error.ts";
 import type { AssistantMessage, Response, StopReason } from "./response.ts";
 import type { StreamEvent } from "./stream-event.ts";
 import { prepareResponseFormat, readStructuredOutput } from "./structured-output.ts";
@@ -266,18 +267,8 @@ function chunks(text: string, size: number | undefined): string[] {
   return pieces;
 }
 
-function abortError(provider: Provider, signal: AbortSignal): ProviderError {
-  return new ProviderError({
-    kind: "aborted",
-    message: "call aborted",
-    provider: provider.name,
-    model: provider.model,
-    cause: signal.reason,
-  });
-}
-
 function throwIfAborted(signal: AbortSignal | undefined, provider: Provider): void {
-  if (signal?.aborted) throw abortError(provider, signal);
+  if (signal?.aborted) throw abortedError(provider, signal);
 }
 
 function sleep(ms: number | undefined, signal: AbortSignal | undefined, provider: Provider): Promise<void> {
@@ -286,7 +277,7 @@ function sleep(ms: number | undefined, signal: AbortSignal | undefined, provider
   return new Promise((resolve, reject) => {
     const onAbort = () => {
       clearTimeout(timer);
-      reject(abortError(provider, signal!));
+      reject(abortedError(provider, signal!));
     };
     const timer = setTimeout(() => {
       signal?.removeEventListener("abort", onAbort);

@@ -4,6 +4,8 @@
  *
  * @module
  */
+
+import { abortedError } from "../core/aborted-error.ts";
 import type { CallOptions } from "../core/call-options.ts";
 import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
@@ -13,7 +15,6 @@ import type { StreamEvent } from "../core/stream-event.ts";
 import { holdUntilContent } from "../core/stream-guards.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { ValidationError } from "../core/validation-error.ts";
-import { abortedError } from "./aborted-error.ts";
 
 /** A retry about to happen. */
 export interface RetryEvent {

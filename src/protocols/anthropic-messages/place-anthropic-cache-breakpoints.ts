@@ -1,4 +1,5 @@
 import type { CacheOption } from "../../core/call-options.ts";
+import { autoCacheTail } from "../cache-tail.ts";
 import type { AnthropicBlock, AnthropicCacheControl, AnthropicRequestBody } from "./anthropic-wire.ts";
 
 /** The API accepts at most four `cache_control` marks per request. */
@@ -75,16 +76,7 @@ export function placeAnthropicCacheBreakpoints(
 
   if (body.tools?.length) mark(body.tools.at(-1), "tools");
   if (body.system?.length) mark(body.system.at(-1), "system");
-  const last = body.messages.length - 1;
-  let previousUser = -1;
-  for (let index = last - 1; index >= 0; index--) {
-    if (body.messages[index]!.role === "user") {
-      previousUser = index;
-      break;
-    }
-  }
-  const tail = [last, previousUser].filter((index) => index >= 0);
-  for (const index of tail) {
+  for (const index of autoCacheTail(body.messages)) {
     const block = lastMarkable(index);
     if (block && placed < MAX_CACHE_BREAKPOINTS) mark(block, `messages[${index}]`);
   }

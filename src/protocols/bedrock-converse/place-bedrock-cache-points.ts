@@ -1,4 +1,5 @@
 import type { CacheOption } from "../../core/call-options.ts";
+import { autoCacheTail } from "../cache-tail.ts";
 import type { ConverseBlock, ConverseCachePoint, ConverseRequestBody } from "./bedrock-converse-wire.ts";
 import type { BedrockModelTraits } from "./bedrock-model-traits.ts";
 
@@ -90,15 +91,6 @@ export function placeBedrockCachePoints(
 
   atTools(true);
   atSystem(true);
-  const last = body.messages.length - 1;
-  let previousUser = -1;
-  for (let index = last - 1; index >= 0; index--) {
-    if (body.messages[index]!.role === "user") {
-      previousUser = index;
-      break;
-    }
-  }
-  for (const index of [last, previousUser])
-    if (index >= 0 && placed < MAX_CACHE_POINTS) atMessage(index, true);
+  for (const index of autoCacheTail(body.messages)) if (placed < MAX_CACHE_POINTS) atMessage(index, true);
   return warnings;
 }

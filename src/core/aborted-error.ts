@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { ProviderError } from "../core/provider-error.ts";
+import { ProviderError } from "./provider-error.ts";
 
 /**
  * A `ProviderError` of kind `aborted` for `provider`, with the signal's reason as `cause`.
