@@ -32,6 +32,7 @@ import type { MessageInput } from "../core/message.ts";
 import type { ProviderErrorKind } from "../core/provider-error.ts";
 import type { Response, StopReason } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
+import type { PreparedResponseFormat } from "../core/structured-output.ts";
 import type { ToolSpec } from "../core/tool-spec.ts";
 import type { Usage } from "../core/usage.ts";
 import type { NativeTarget } from "./native-replay.ts";
@@ -48,6 +49,24 @@ export interface ProtocolRequest {
   messages: readonly MessageInput[] | readonly unknown[];
   tools: readonly ToolSpec[];
   options: CallOptions;
+  /**
+   * `options.responseFormat` prepared once by the shell (`prepareResponseFormat`): JSON Schema, name and
+   * strictness. The protocol maps it to its API's native form, or adds the tool of `outputToolSpec` (`output-tool.ts`) and
+   * forces a tool call, and then says so in `BuiltRequest.outputTool`.
+   */
+  format?: PreparedResponseFormat | undefined;
+}
+
+/** What `buildRequest` gives: the body, and what the shell must know about it. */
+export interface BuiltRequest<B> {
+  body: B;
+  /** Everything corrected or left out on the way: copied to `Response.warnings`. */
+  warnings: string[];
+  /**
+   * The name of the forced output tool when structured output went as one (`output-tool.ts`): the shell
+   * turns that tool's call into the answer's text, streamed as it comes.
+   */
+  outputTool?: string | undefined;
 }
 
 /** Where a response came from: stamped on `Response.provider` and on `native` for replay matching. */
@@ -119,7 +138,8 @@ export interface ProtocolWire {
  *   neutral fields, and its reasoning is dropped — never demoted to text. An option the wire cannot carry,
  *   or a value it would reject (a thinking budget below the floor or above `maxTokens`, `temperature` on a
  *   reasoning model), is corrected or left out and listed in `warnings`, never sent unsatisfiable and never
- *   dropped in silence.
+ *   dropped in silence. A `format` is mapped natively, or as the forced output tool (named in
+ *   `outputTool`), or refused with a `ValidationError` naming `responseFormat` — never ignored.
  * - **`isResponse`** tells whether a 2xx JSON body has the shape `parseResponse` reads; a body that fails
  *   it is an `invalid_response` (or the failure `errorInResponse` finds in it). Never throws.
  * - **`errorInResponse`** (only for wires whose servers report failures in a 2xx body) names that failure.
@@ -164,7 +184,7 @@ export interface Protocol<W extends ProtocolWire = ProtocolWire> {
   /** The wire-protocol name: `native.protocol` and `Provider.protocol`. */
   readonly name: string;
   /** Neutral call → request body, and everything corrected or left out on the way. */
-  buildRequest(input: W["request"]): { body: W["body"]; warnings: string[] };
+  buildRequest(input: W["request"]): BuiltRequest<W["body"]>;
   /** Whether a 2xx JSON body is a whole answer `parseResponse` reads. */
   isResponse(json: object): json is W["response"];
   /** The failure a 2xx body that is not an answer reports, if the wire reports failures that way. */

@@ -14,7 +14,9 @@ import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
+import { prepareResponseFormat, readStructuredOutput } from "../core/structured-output.ts";
 import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "../core/tool-spec.ts";
+import { outputToolAnswer, outputToolEvents } from "../protocols/output-tool.ts";
 import type { Protocol, ProtocolWire } from "../protocols/protocol.ts";
 import {
   type PostRequest,
@@ -128,7 +130,8 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
     stream: boolean,
   ) => {
     const call: HttpCall<O> = { messages, tools: normalizeToolSpecs(tools), options, stream };
-    const { body, warnings } = protocol.buildRequest(spec.request(call));
+    const format = prepareResponseFormat(options.responseFormat);
+    const { body, warnings, outputTool } = protocol.buildRequest({ ...spec.request(call), format });
     const { url, headers } = spec.endpoint(call);
     const response = post({
       ...spec,
@@ -140,7 +143,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
       timeouts: { ...spec.timeouts, ...options.timeouts },
       mapErrorBody: protocol.mapError,
     });
-    return { response, context: { ...spec.context, warnings } as W["context"] };
+    return { response, context: { ...spec.context, warnings } as W["context"], format, outputTool };
   };
 
   return {
@@ -149,7 +152,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
     protocol: protocol.name,
 
     async complete(messages, tools, options = {} as O): Promise<Response> {
-      const { response, context } = send(messages, tools, options, false);
+      const { response, context, format, outputTool } = send(messages, tools, options, false);
       let text: string;
       try {
         text = await (await response).text();
@@ -164,12 +167,14 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
         // Not JSON: no object to check.
       }
       if (json && protocol.isResponse(json)) {
+        let parsed: Response;
         try {
-          return protocol.parseResponse(json, context);
+          parsed = protocol.parseResponse(json, context);
         } catch (error) {
           // An answer that reports a failure (a `failed` Responses response) was read without the keys.
           throw toScrubbedProviderError(error, spec, options.signal);
         }
+        return readStructuredOutput(outputTool ? outputToolAnswer(parsed, outputTool) : parsed, format);
       }
       // Not an answer: the failure the body reports (OpenAI answers some with a 200), or invalid_response.
       const info = json && protocol.errorInResponse?.(json);
@@ -186,21 +191,30 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
     },
 
     async *stream(messages, tools, options = {} as O): AsyncGenerator<StreamEvent, void, undefined> {
-      const { response, context } = send(messages, tools, options, true);
+      const { response, context, format, outputTool } = send(messages, tools, options, true);
       // The stream guard: every failure — the request, a missing body, the stream itself — is a scrubbed
       // ProviderError, with partialOutput once a content event went out.
       let produced = false;
+      let done: Response | undefined;
       try {
         const answer = await response;
         const body = (spec.checkStream ? await spec.checkStream(answer) : answer).body;
         if (!body) throw new TypeError("response has no body");
-        for await (const event of protocol.assembleStream(protocol.readFrames(body), context)) {
+        const assembled = protocol.assembleStream(protocol.readFrames(body), context);
+        for await (const event of outputTool ? outputToolEvents(assembled, outputTool) : assembled) {
+          // With structured output, `done` waits for the answer to be read (below, outside the guard:
+          // an answer that is not the JSON asked for is a StructuredOutputError, not a provider failure).
+          if (event.type === "done" && format) {
+            done = event.response;
+            continue;
+          }
           produced ||= isContentEvent(event);
           yield event;
         }
       } catch (error) {
         throw toScrubbedProviderError(error, spec, options.signal, produced);
       }
+      if (done) yield { type: "done", response: await readStructuredOutput(done, format) };
     },
   };
 }
