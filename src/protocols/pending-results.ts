@@ -9,14 +9,15 @@
  *
  * @module
  */
+import type { Content } from "../core/content.ts";
 import {
   clipped,
+  contentOf,
   isNonEmptyString,
   isRecord,
   MISSING_TOOL_RESULT,
   orphanResultText,
   shown,
-  textOf,
 } from "./stored-history.ts";
 
 /** A call of the turn before, waiting for its result. */
@@ -29,10 +30,13 @@ export interface PendingCall {
 
 /** How one protocol writes a result and a text item. */
 export interface ResultItems<C extends PendingCall, Item> {
-  /** The result of `call` (`output` says `Error: …` when the tool failed). */
-  output(call: C, output: string): Item;
-  /** A user text item. */
-  text(text: string): Item;
+  /**
+   * The result of `call` (`output` says `Error: …` when the tool failed): text, or valid parts; `where`
+   * names the result's content for the protocol's warnings and refusals.
+   */
+  output(call: C, output: Content, where: string): Item;
+  /** A user item: text, or valid parts (a result answering no call, with its header). */
+  text(content: Content, where: string): Item;
 }
 
 /** The open calls of one request being converted, and the results and texts it writes to `out`. */
@@ -75,7 +79,7 @@ export class PendingResults<C extends PendingCall, Item> {
       }
       this.#answer(
         result.callId,
-        textOf(result.content, index, this.#warnings),
+        contentOf(result.content, `${where}.content`, this.#warnings),
         result.isError === true,
         where,
       );
@@ -93,14 +97,14 @@ export class PendingResults<C extends PendingCall, Item> {
           "answered with an error result",
       );
       for (const call of this.#pending)
-        this.#out.push(this.#items.output(call, `Error: ${MISSING_TOOL_RESULT}`));
+        this.#out.push(this.#items.output(call, `Error: ${MISSING_TOOL_RESULT}`, "(added result)"));
       this.#pending = [];
     }
     this.#out.push(...this.#orphans);
     this.#orphans = [];
   }
 
-  #answer(callId: unknown, content: string, isError: boolean, where: string): void {
+  #answer(callId: unknown, content: Content, isError: boolean, where: string): void {
     const pending = this.#pending;
     let call: C | undefined;
     if (isNonEmptyString(callId)) {
@@ -117,7 +121,7 @@ export class PendingResults<C extends PendingCall, Item> {
       this.#warnings.push(
         `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
       );
-      const text = this.#items.text(orphanResultText(callId, content, isError));
+      const text = this.#items.text(orphanResultText(callId, content, isError), `${where}.content`);
       if (pending.length > 0) this.#orphans.push(text);
       else this.#out.push(text);
       return;
@@ -125,9 +129,17 @@ export class PendingResults<C extends PendingCall, Item> {
     const answered = call;
     this.#pending = pending.filter((candidate) => candidate !== answered);
     this.#out.push(
-      this.#items.output(answered, isError && !/^error\b/i.test(content) ? `Error: ${content}` : content),
+      this.#items.output(answered, isError ? errorMarked(content) : content, `${where}.content`),
     );
     // The turn's calls are all answered: held texts go out now, in the order they came.
     if (this.#pending.length === 0) this.flush();
   }
+}
+
+/** A failed tool's content, saying `Error: ` first unless it already does (a text part put first for parts). */
+function errorMarked(content: Content): Content {
+  if (typeof content === "string") return /^error\b/i.test(content) ? content : `Error: ${content}`;
+  const first = content[0];
+  if (first?.type === "text" && /^error\b/i.test(first.text)) return content;
+  return [{ type: "text", text: "Error:" }, ...content];
 }

@@ -35,6 +35,7 @@ import type { StreamEvent } from "../core/stream-event.ts";
 import type { PreparedResponseFormat } from "../core/structured-output.ts";
 import type { ToolSpec } from "../core/tool-spec.ts";
 import type { Usage } from "../core/usage.ts";
+import type { ValidationIssue } from "../core/validation-error.ts";
 import type { NativeTarget } from "./native-replay.ts";
 
 /**
@@ -67,6 +68,12 @@ export interface BuiltRequest<B> {
    * turns that tool's call into the answer's text, streamed as it comes.
    */
   outputTool?: string | undefined;
+  /**
+   * What the target cannot take and has no documented degradation for (an image where the API takes none,
+   * a file type it does not read), each naming the field (`messages[2].content[1]`): the shell raises them
+   * as one `ValidationError` before any request. `buildRequest` itself never throws.
+   */
+  refused?: ValidationIssue[] | undefined;
 }
 
 /** Where a response came from: stamped on `Response.provider` and on `native` for replay matching. */

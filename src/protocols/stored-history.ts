@@ -6,6 +6,7 @@
  * @module
  */
 import { parseToolArguments } from "../core/collect-stream.ts";
+import { type Content, type ContentPart, ContentPartSchema } from "../core/content.ts";
 
 /** The roles a stored message may have; a record with any other is left out. */
 export type StoredRole = "system" | "user" | "assistant" | "tool";
@@ -49,10 +50,56 @@ export function textOf(value: unknown, index: number, warnings: string[]): strin
 }
 
 /**
+ * Message or tool-result content as {@link Content}: text as {@link textOf} reads it, or the parts of an
+ * array, each checked against the part schema (a `data:` URL read as inline data); a string item is a text
+ * part. An item that is not a valid part is left out with a warning naming it (`<where>[<i>]`), so what
+ * reaches a protocol's part mapping is always a valid part. Never throws.
+ *
+ * @example
+ * ```ts
+ * contentOf([{ type: "text", text: "Look:" }, { type: "image", url: "https://…/cat.png" }], "messages[0].content", warnings);
+ * ```
+ */
+export function contentOf(value: unknown, where: string, warnings: string[]): Content {
+  if (!Array.isArray(value)) {
+    if (typeof value === "string") return value;
+    if (value === undefined || value === null) return "";
+    if (typeof value === "number" || typeof value === "bigint" || typeof value === "boolean") {
+      return String(value);
+    }
+    warnings.push(`${where}: content is not text or a list of parts; left out`);
+    return "";
+  }
+  const parts: ContentPart[] = [];
+  value.forEach((item: unknown, position) => {
+    if (typeof item === "string") {
+      parts.push({ type: "text", text: item });
+      return;
+    }
+    const checked = ContentPartSchema.safeParse(item);
+    if (checked.success) parts.push(checked.data);
+    else {
+      const issue = checked.error.issues[0];
+      const field = issue && issue.path.length > 0 ? `.${issue.path.map(String).join(".")}` : "";
+      warnings.push(
+        `${where}[${position}]${field}: not a valid content part (${issue?.message ?? "invalid"}); left out`,
+      );
+    }
+  });
+  return parts;
+}
+
+/**
  * The text a tool result that answers no call is sent as (every API rejects a result naming no call of the
  * turn before it, so it goes as text): `[tool result for call <id>]`, then its content.
  */
-export function orphanResultText(callId: unknown, content: string, isError: boolean): string {
+export function orphanResultText(callId: unknown, content: string, isError: boolean): string;
+export function orphanResultText(callId: unknown, content: Content, isError: boolean): Content;
+export function orphanResultText(callId: unknown, content: Content, isError: boolean): Content {
+  if (typeof content !== "string") {
+    const header = orphanResultText(callId, "", isError);
+    return [{ type: "text", text: header }, ...content];
+  }
   return `[tool ${isError ? "error result" : "result"} for call ${safeString(callId)}]${content ? `\n${content}` : ""}`;
 }
 

@@ -16,6 +16,7 @@ import type { Response } from "../core/response.ts";
 import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
 import { prepareResponseFormat, readStructuredOutput } from "../core/structured-output.ts";
 import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "../core/tool-spec.ts";
+import { ValidationError } from "../core/validation-error.ts";
 import { outputToolAnswer, outputToolEvents } from "../protocols/output-tool.ts";
 import type { Protocol, ProtocolWire } from "../protocols/protocol.ts";
 import {
@@ -131,7 +132,8 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
   ) => {
     const call: HttpCall<O> = { messages, tools: normalizeToolSpecs(tools), options, stream };
     const format = prepareResponseFormat(options.responseFormat);
-    const { body, warnings, outputTool } = protocol.buildRequest({ ...spec.request(call), format });
+    const { body, warnings, outputTool, refused } = protocol.buildRequest({ ...spec.request(call), format });
+    if (refused && refused.length > 0) throw new ValidationError(refused);
     const { url, headers } = spec.endpoint(call);
     const response = post({
       ...spec,

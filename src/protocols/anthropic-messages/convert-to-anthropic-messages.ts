@@ -1,6 +1,6 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
-import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, textOnlyOf, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
   forEachStoredMessage,
@@ -73,7 +73,7 @@ export function convertToAnthropicMessages(
       }
       case "user":
       case "tool":
-        turns.push({ role: "user", content: userBlocksOf(raw, index, ANTHROPIC_NEUTRAL, warnings) });
+        turns.push({ role: "user", content: userBlocksOf(raw, index, anthropicNeutral(warnings), warnings) });
         return;
       case "assistant":
         turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, warnings) });
@@ -97,7 +97,7 @@ function assistantBlocks(
     warnings,
     {
       replay: (blocks) => replayNative(blocks, warnings),
-      rebuild: () => assistantBlocksOf(raw, index, ANTHROPIC_NEUTRAL, warnings),
+      rebuild: () => assistantBlocksOf(raw, index, anthropicNeutral(warnings), warnings),
       isEmpty: (blocks) => blocks.length === 0,
     },
   );
@@ -170,11 +170,18 @@ function orphanText(block: AnthropicBlock): string {
 }
 
 /** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */
-const ANTHROPIC_NEUTRAL: NeutralBlockWriter<AnthropicBlock> = {
-  text: (text) => ({ type: "text", text }),
-  toolCall: (id, name, input) => ({ type: "tool_use", id, name, input }),
-  toolResult: toolResultBlock,
-};
+function anthropicNeutral(warnings: string[]): NeutralBlockWriter<AnthropicBlock> {
+  return {
+    text: (text) => ({ type: "text", text }),
+    part: (part, where) => {
+      warnings.push(`${where}: ${part.type} parts are not mapped to Anthropic Messages yet; left out`);
+      return undefined;
+    },
+    toolCall: (id, name, input) => ({ type: "tool_use", id, name, input }),
+    toolResult: (callId, content, isError, where) =>
+      toolResultBlock(callId, textOnlyOf(content, where, warnings, "not mapped yet"), isError),
+  };
+}
 
 /** Anthropic blocks, for {@link repairTurns}: `tool_use` ids are unbounded in length. */
 const ANTHROPIC_BLOCKS: TurnBlocks<AnthropicBlock> = {

@@ -1,6 +1,6 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
-import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, textOnlyOf, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
   forEachStoredMessage,
@@ -223,8 +223,18 @@ function toolResultBlock(callId: string, content: string, isError: boolean, cont
 function converseNeutral(context: Context): NeutralBlockWriter<ConverseBlock> {
   return {
     text: (text) => ({ text }),
+    part: (part, where) => {
+      context.warnings.push(`${where}: ${part.type} parts are not mapped to Bedrock Converse yet; left out`);
+      return undefined;
+    },
     toolCall: (toolUseId, name, input) => ({ toolUse: { toolUseId, name, input } }),
-    toolResult: (callId, content, isError) => toolResultBlock(callId, content, isError, context),
+    toolResult: (callId, content, isError, where) =>
+      toolResultBlock(
+        callId,
+        textOnlyOf(content, where, context.warnings, "not mapped yet"),
+        isError,
+        context,
+      ),
   };
 }
 

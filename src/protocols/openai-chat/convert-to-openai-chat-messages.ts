@@ -1,5 +1,6 @@
 import type { MessageInput } from "../../core/message.ts";
 import { nativeProvenance } from "../native-replay.ts";
+import { textOnlyOf } from "../neutral-blocks.ts";
 import { type PendingCall, PendingResults } from "../pending-results.ts";
 import {
   clipped,
@@ -49,8 +50,12 @@ export function convertToOpenAIChatMessages(
   const results = new PendingResults<PendingCall, OpenAIChatMessageParam>(
     out,
     {
-      output: (call, output) => ({ role: "tool", tool_call_id: call.sent, content: output }),
-      text: (text) => ({ role: "user", content: text }),
+      output: (call, output, where) => ({
+        role: "tool",
+        tool_call_id: call.sent,
+        content: textOnlyOf(output, where, warnings, "not mapped yet"),
+      }),
+      text: (text, where) => ({ role: "user", content: textOnlyOf(text, where, warnings, "not mapped yet") }),
     },
     warnings,
   );

@@ -1,5 +1,6 @@
 import type { MessageInput } from "../../core/message.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
+import { textOnlyOf } from "../neutral-blocks.ts";
 import { PendingResults, type PendingCall as PendingResultsCall } from "../pending-results.ts";
 import {
   clipped,
@@ -100,8 +101,12 @@ export function convertToOpenAIResponsesInput(
   const results = new PendingResults<PendingCall, OpenAIResponsesInputItem>(
     input,
     {
-      output: (call, output) => ({ type: call.kind, call_id: call.sent, output }),
-      text: (text) => ({ role: "user", content: text }),
+      output: (call, output, where) => ({
+        type: call.kind,
+        call_id: call.sent,
+        output: textOnlyOf(output, where, warnings, "not mapped yet"),
+      }),
+      text: (text, where) => ({ role: "user", content: textOnlyOf(text, where, warnings, "not mapped yet") }),
     },
     warnings,
   );
