@@ -108,15 +108,44 @@ export interface NdjsonWire extends ProtocolWire {
   stopReason: [finish: string | null | undefined];
 }
 
-const PARTS: NeutralBlockWriter<NdjsonPart> = {
-  text: (text) => ({ type: "text", text }),
-  toolCall: (id, name, input) => ({ type: "call", id, name, arguments: input }),
-  toolResult: (callId, text, isError) => ({ type: "result", callId, text, isError }),
-};
+/** This wire carries text only: an image or a file is refused (a ValidationError naming it, before any request). */
+function partsWriter(refused: { path: string; message: string }[]): NeutralBlockWriter<NdjsonPart> {
+  const refuse = (where: string, what: string) =>
+    refused.push({ path: where, message: `${NDJSON_CHAT} takes text only, not ${what}` });
+  return {
+    text: (text) => ({ type: "text", text }),
+    part: (part, where) => {
+      refuse(where, `an ${part.type}`);
+      return undefined;
+    },
+    toolCall: (id, name, input) => ({ type: "call", id, name, arguments: input }),
+    toolResult: (callId, content, isError, where) => {
+      if (typeof content !== "string") {
+        content.forEach((part, position) => {
+          if (part.type !== "text") refuse(`${where}[${position}]`, `an ${part.type}`);
+        });
+      }
+      const text =
+        typeof content === "string"
+          ? content
+          : content.map((part) => (part.type === "text" ? part.text : "")).join("");
+      return { type: "result", callId, text, isError };
+    },
+  };
+}
 
 /** Neutral call → body. Stored history is read with the shared never-throw readers; nothing here throws. */
-function buildNdjsonRequest(input: NdjsonRequest): { body: NdjsonRequestBody; warnings: string[] } {
+function buildNdjsonRequest(input: NdjsonRequest): {
+  body: NdjsonRequestBody;
+  warnings: string[];
+  refused: { path: string; message: string }[];
+} {
   const warnings: string[] = [];
+  const refused: { path: string; message: string }[] = [];
+  const PARTS = partsWriter(refused);
+  if (input.format) {
+    refused.push({ path: "responseFormat", message: `${NDJSON_CHAT} has no structured output` });
+  }
   const target = { protocol: NDJSON_CHAT, origin: input.origin, model: input.model };
   const system: string[] = [];
   const messages: NdjsonRequestBody["messages"] = [];
@@ -153,7 +182,7 @@ function buildNdjsonRequest(input: NdjsonRequest): { body: NdjsonRequestBody; wa
   if (thinking !== undefined && thinking !== "off")
     warnings.push("thinking: not supported by ndjson-chat; left out");
   if (input.stream) body.stream = true;
-  return { body, warnings };
+  return { body, warnings, refused };
 }
 
 /** The neutral message of an answer's parts: its text, its calls, and the parts verbatim as `native`. */
