@@ -246,7 +246,7 @@ describe("the forced output tool", () => {
     expect(plain.description).toMatch(/final answer/);
   });
 
-  it("complete: the call's input is the answer text and the object; the call, its native blocks and tool-use stop are gone", async () => {
+  it("complete: the call's input is the answer text and the object; the call, its native blocks and tool-calls stop are gone", async () => {
     const text = '{"city":"Oslo","population":709000}';
     const { provider, bodies } = eventsProvider("tool-1", () =>
       json({
@@ -260,7 +260,7 @@ describe("the forced output tool", () => {
               blocks: [{ a: 1 }, { b: 2 }],
             },
           },
-          { stopReason: "tool-use" },
+          { stopReason: "tool-calls" },
         ),
       }),
     );
@@ -285,12 +285,12 @@ describe("the forced output tool", () => {
     const response = outputToolAnswer(
       answer(
         { content: "Sure.", toolCalls: [call("t1", "lookup", { q: 1 }), call("t2", "out", { a: 1 })] },
-        { stopReason: "tool-use" },
+        { stopReason: "tool-calls" },
       ),
       "out",
     );
     expect(response.message.toolCalls.map((entry) => entry.name)).toEqual(["lookup"]);
-    expect(response.stopReason).toBe("tool-use");
+    expect(response.stopReason).toBe("tool-calls");
     expect(response.message.content).toBe('{"a":1}');
     const warnings = response.warnings?.join("\n") ?? "";
     expect(warnings).toMatch(/called lookup beside the output tool out/);
@@ -311,7 +311,7 @@ describe("the forced output tool", () => {
         type: "done",
         response: answer(
           { toolCalls: [call("t1", "out", { a: 1 }, '{"a":1}'), call("t2", "lookup", {})] },
-          { stopReason: "tool-use" },
+          { stopReason: "tool-calls" },
         ),
       },
     ];
@@ -335,7 +335,7 @@ describe("the forced output tool", () => {
     const text = '{"city":"Oslo","population":709000}';
     const final = answer(
       { toolCalls: [call("t1", "city", JSON.parse(text), text)] },
-      { stopReason: "tool-use" },
+      { stopReason: "tool-calls" },
     );
     const streamed = eventsProvider("tool-1", () =>
       lines([
