@@ -43,9 +43,10 @@ describe("contentOf", () => {
 });
 
 describe("writing content", () => {
+  type Block = { text?: string; image?: string };
   const writer = (refused: string[]) => ({
-    text: (text: string) => ({ text }),
-    part: (part: { type: string }, where: string) => {
+    text: (text: string): Block => ({ text }),
+    part: (part: { type: string }, where: string): Block | undefined => {
       if (part.type === "file") {
         refused.push(where);
         return undefined;
