@@ -21,6 +21,9 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/worker/**", "test/package/**", "**/node_modules/**"],
           environment: "node",
+          // The machines are shared: a heavy test (every cut of a recording, a 10,000-run property) can take
+          // several times its usual time there. Speed is measured in `npm run bench`, never here.
+          testTimeout: 30_000,
         },
       },
       "test/worker/vitest.config.ts",

@@ -95,7 +95,7 @@ describe("10,000-delta blocks, streamed, come out byte for byte", () => {
   const argumentsJson = `{"value":"${args.join("")}"}`;
   const signature = `Eo${"A".repeat(700)}==`;
 
-  it("Anthropic: signed thinking, text and tool input", async () => {
+  it("mutation gap 1: Anthropic: signed thinking, text and tool input", async () => {
     const events: Json[] = [
       { type: "message_start", message: { id: "msg", model: "m", content: [], usage: { input_tokens: 1 } } },
       {

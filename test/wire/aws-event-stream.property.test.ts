@@ -104,7 +104,11 @@ function cut(bytes: Uint8Array, split: Split): Uint8Array[] {
 interface Recorded {
   name: string;
   body: Uint8Array;
-  frames: AwsEventFrame[];
+  /**
+   * The frames of one read of the whole body, computed in the test that compares with them (not at import:
+   * a mutation-testing run would see the decoder as run at load time and credit no test with it).
+   */
+  frames(): Promise<AwsEventFrame[]>;
   /** Byte offset where each frame starts, plus the body length at the end. */
   starts: number[];
 }
@@ -122,22 +126,27 @@ for (const fixture of await loadAllFixtures("bedrock")) {
     recorded.push({
       name: `${fixture.path}#${interaction.index}`,
       body,
-      frames: await collect(byteStream(body)),
+      frames: () => collect(byteStream(body)),
       starts,
     });
   }
 }
 
 describe("any split of a real recorded stream gives the same frames", () => {
-  it("has the 8 recorded streams, every frame accounted for", () => {
+  it("has the 8 recorded streams, every frame accounted for", async () => {
     expect(recorded.length).toBe(8);
-    for (const stream of recorded) expect(stream.frames.length, stream.name).toBe(stream.starts.length - 1);
-    expect(recorded.reduce((sum, stream) => sum + stream.frames.length, 0)).toBe(253);
+    let total = 0;
+    for (const stream of recorded) {
+      const frames = await stream.frames();
+      expect(frames.length, stream.name).toBe(stream.starts.length - 1);
+      total += frames.length;
+    }
+    expect(total).toBe(253);
   });
 
   it("one byte at a time, every stream from start to end", async () => {
     for (const stream of recorded) {
-      expectSameFrames(await collect(byteStream(stream.body, [1])), stream.frames, stream.name);
+      expectSameFrames(await collect(byteStream(stream.body, [1])), await stream.frames(), stream.name);
     }
   });
 
@@ -146,20 +155,26 @@ describe("any split of a real recorded stream gives the same frames", () => {
       fc.asyncProperty(fc.constantFrom(...recorded), splitArb, async (stream, split) => {
         const chunks = cut(stream.body, split);
         expect(sameBytes(concatBytes(chunks), stream.body)).toBe(true);
-        expectSameFrames(await collect(trackedChunkStream(chunks).stream), stream.frames, stream.name);
+        expectSameFrames(
+          await collect(trackedChunkStream(chunks).stream),
+          await stream.frames(),
+          stream.name,
+        );
       }),
       { numRuns: 400 },
     );
   });
 
-  it("1000 random (stream, split) pairs through the synchronous decoder", () => {
+  it("1000 random (stream, split) pairs through the synchronous decoder", async () => {
+    const expected = new Map<Recorded, AwsEventFrame[]>();
+    for (const stream of recorded) expected.set(stream, await stream.frames());
     fc.assert(
       fc.property(fc.constantFrom(...recorded), splitArb, (stream, split) => {
         const decoder = new AwsEventStreamDecoder();
         const frames: AwsEventFrame[] = [];
         for (const chunk of cut(stream.body, split)) decoder.push(chunk, frames);
         decoder.finish();
-        expectSameFrames(frames, stream.frames, stream.name);
+        expectSameFrames(frames, expected.get(stream)!, stream.name);
       }),
       { numRuns: 1000 },
     );
@@ -172,7 +187,7 @@ describe("any split of a real recorded stream gives the same frames", () => {
       const frames = decoder.push(stream.body.subarray(0, offset));
       decoder.push(stream.body.subarray(offset), frames);
       decoder.finish();
-      expectSameFrames(frames, stream.frames, `${stream.name} cut at ${offset}`);
+      expectSameFrames(frames, await stream.frames(), `${stream.name} cut at ${offset}`);
     }
   });
 });
@@ -260,7 +275,7 @@ describe("any single flipped byte in a frame is detected", () => {
             trackedChunkStream(cut(flipped(stream.body, position, mask), split)).stream,
           );
           expectCorrupt(error, `${stream.name} byte ${position} ^ ${mask}`);
-          expectSameFrames(frames, stream.frames.slice(0, index), stream.name);
+          expectSameFrames(frames, (await stream.frames()).slice(0, index), stream.name);
         },
       ),
       { numRuns: 300 },
