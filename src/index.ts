@@ -24,7 +24,7 @@ export {
   runAgent,
 } from "./agent/run-agent.ts";
 export type { Workflow } from "./agent/workflow.ts";
-
+export { base64ToBytes, bytesToBase64 } from "./core/base64.ts";
 // The neutral types.
 export {
   type CacheOption,
