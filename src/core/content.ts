@@ -9,7 +9,6 @@
  *
  * @module
  */
-import * as z from "zod/mini";
 import { bytesToBase64 } from "./base64.ts";
 
 /** Text. */
@@ -81,66 +80,84 @@ export function dataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
 }
 
-const mediaType = () =>
-  z.string().check(z.regex(MEDIA_TYPE, "a media type such as image/png or application/pdf"));
-const base64 = () =>
-  z
-    .string()
-    .check(
-      z.maxLength(MAX_INLINE_DATA_CHARS, `at most ${MAX_INLINE_DATA_CHARS} base64 characters`),
-      z.refine(isBase64, "not standard base64 (A-Z a-z 0-9 + /, padded with =, no whitespace)"),
-    );
-const url = () =>
-  z
-    .string()
-    .check(
-      z.refine(
-        (value) =>
-          /^https?:\/\/[^\s]+$/i.test(value) ||
-          /^gs:\/\/[^\s]+$/.test(value) ||
-          /^s3:\/\/[^\s]+$/.test(value),
-        "an http(s) URL (or gs:// / s3:// for the clouds that read those), or a base64 data: URL",
-      ),
-    );
+/** What is wrong with a value that should be a part: the field (relative to the part) and why. */
+export interface PartIssue {
+  path: (string | number)[];
+  message: string;
+}
 
-const TextPartSchema = z.strictObject({ type: z.literal("text"), text: z.string() });
-const ImagePartSchema = z.union([
-  z.strictObject({
-    type: z.literal("image"),
-    mediaType: mediaType().check(z.startsWith("image/", "an image media type (image/png, image/jpeg, …)")),
-    data: base64(),
-  }),
-  z.strictObject({ type: z.literal("image"), url: url(), mediaType: z.optional(mediaType()) }),
-]);
-const FilePartSchema = z.union([
-  z.strictObject({
-    type: z.literal("file"),
-    mediaType: mediaType(),
-    data: base64(),
-    filename: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
-  }),
-  z.strictObject({
-    type: z.literal("file"),
-    url: url(),
-    mediaType: z.optional(mediaType()),
-    filename: z.optional(z.string().check(z.minLength(1), z.maxLength(512))),
-  }),
-]);
+const IMAGE_MEDIA_MESSAGE = "an image media type (image/png, image/jpeg, …)";
+const MEDIA_MESSAGE = "a media type such as image/png or application/pdf";
+const BASE64_MESSAGE = "not standard base64 (A-Z a-z 0-9 + /, padded with =, no whitespace)";
+const URL_MESSAGE = "an http(s) URL (or gs:// / s3:// for the clouds that read those), or a base64 data: URL";
+const FIELDS: Record<string, readonly string[]> = {
+  text: ["type", "text"],
+  image: ["type", "mediaType", "data", "url"],
+  file: ["type", "mediaType", "data", "url", "filename"],
+};
+
+function isPartUrl(value: string): boolean {
+  return /^https?:\/\/[^\s]+$/i.test(value) || /^gs:\/\/[^\s]+$/.test(value) || /^s3:\/\/[^\s]+$/.test(value);
+}
 
 /**
- * Validates one part. A `data:` URL given as `url` is read as inline data first, so the schema (and every
- * protocol after it) sees one form.
+ * The rule of a valid part, in one place (the zod schemas of `content-schema.ts` and the stored-history
+ * reader both call it): `value` as a {@link ContentPart} — a `data:` URL given as `url` read as inline data
+ * first, so every protocol sees one form — or the first thing wrong with it, naming the field. Never throws.
+ *
+ * @example
+ * ```ts
+ * checkContentPart({ type: "image", mediaType: "png", data: "…" }); // { issue: { path: ["mediaType"], … } }
+ * ```
  */
-export const ContentPartSchema: z.ZodMiniType<ContentPart, ContentPart> = z.pipe(
-  z.transform((value: unknown) => inlineDataUrl(value)),
-  z.union([TextPartSchema, ImagePartSchema, FilePartSchema]),
-) as unknown as z.ZodMiniType<ContentPart, ContentPart>;
-
-/** Validates `content`: a string, or at most 1,000 parts. */
-export const ContentSchema: z.ZodMiniType<Content, Content> = z.union([
-  z.string(),
-  z.array(ContentPartSchema).check(z.maxLength(1000, "at most 1000 parts")),
-]) as unknown as z.ZodMiniType<Content, Content>;
+export function checkContentPart(value: unknown): { part: ContentPart } | { issue: PartIssue } {
+  const fail = (path: (string | number)[], message: string) => ({ issue: { path, message } });
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return fail([], 'expected a part object ({ type: "text" | "image" | "file", … })');
+  }
+  const part = inlineDataUrl(value) as Record<string, unknown>;
+  const type = part.type;
+  if (type !== "text" && type !== "image" && type !== "file") {
+    return fail(["type"], 'expected "text", "image" or "file"');
+  }
+  const allowed = FIELDS[type]!;
+  for (const key of Object.keys(part)) {
+    if (!allowed.includes(key)) return fail([key], `not a field of a ${type} part`);
+  }
+  if (type === "text") {
+    return typeof part.text === "string"
+      ? { part: { type, text: part.text } }
+      : fail(["text"], "expected a string");
+  }
+  const { mediaType, data, url, filename } = part;
+  if (mediaType !== undefined && (typeof mediaType !== "string" || !MEDIA_TYPE.test(mediaType))) {
+    return fail(["mediaType"], MEDIA_MESSAGE);
+  }
+  if (filename !== undefined) {
+    if (type !== "file") return fail(["filename"], "not a field of an image part");
+    if (typeof filename !== "string" || filename.length < 1 || filename.length > 512) {
+      return fail(["filename"], "a string of 1 to 512 characters");
+    }
+  }
+  const named = filename === undefined ? {} : { filename: filename as string };
+  if (data !== undefined) {
+    if (url !== undefined) return fail(["url"], "a part is inline (data) or by URL, not both");
+    if (mediaType === undefined) return fail(["mediaType"], `${MEDIA_MESSAGE} (inline data needs one)`);
+    if (type === "image" && !(mediaType as string).startsWith("image/")) {
+      return fail(["mediaType"], IMAGE_MEDIA_MESSAGE);
+    }
+    if (typeof data !== "string") return fail(["data"], "expected a base64 string");
+    if (data.length > MAX_INLINE_DATA_CHARS) {
+      return fail(["data"], `at most ${MAX_INLINE_DATA_CHARS} base64 characters`);
+    }
+    if (!isBase64(data)) return fail(["data"], BASE64_MESSAGE);
+    return { part: { type, mediaType: mediaType as string, data, ...named } as ContentPart };
+  }
+  if (url === undefined) return fail(["data"], "inline data (with mediaType) or a url is required");
+  if (typeof url !== "string" || !isPartUrl(url)) return fail(["url"], URL_MESSAGE);
+  const typed = mediaType === undefined ? {} : { mediaType: mediaType as string };
+  return { part: { type, url, ...typed, ...named } as ContentPart };
+}
 
 /** `{ url: "data:…;base64,…" }` → `{ mediaType, data }`; anything else as it is. */
 function inlineDataUrl(value: unknown): unknown {

@@ -9,7 +9,8 @@
  * @module
  */
 import * as z from "zod/mini";
-import { type Content, ContentSchema } from "./content.ts";
+import type { Content } from "./content.ts";
+import { ContentSchema } from "./content-schema.ts";
 import { validate } from "./validation-error.ts";
 
 /** A tool call the model asked for. `id` ties it to its {@link ToolResult}. */

@@ -91,7 +91,7 @@ export function prepareResponseFormat(
 /**
  * `response` with `object` set: its text parsed as JSON and validated by the format's Standard Schema,
  * if any. A refusal (`response.refusal`, or a `content-filter` stop) carries no object and is returned as
- * it is. Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
+ * it is, and so is a turn that calls tools unless its text is the JSON (the answer comes after the tools). Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
  * response (and so the raw text).
  */
 export async function readStructuredOutput(
@@ -101,10 +101,15 @@ export async function readStructuredOutput(
   if (format === undefined) return response;
   if (response.refusal !== undefined || response.stopReason === "content-filter") return response;
   const text = contentText(response.message.content);
+  // A turn that calls tools is a step of the agent loop, not the answer: its text (often none) is read
+  // only when it is the JSON asked for, and anything else is left for the turn after the tools ran.
+  const toolTurn = response.message.toolCalls.length > 0;
+  if (toolTurn && text.trim() === "") return response;
   let value: unknown;
   try {
     value = JSON.parse(unfenced(text));
   } catch (error) {
+    if (toolTurn) return response;
     const cut = response.stopReason === "length" ? " (the answer was cut at the output limit)" : "";
     throw new StructuredOutputError(
       `${response.provider}: the answer is not JSON${cut}: ${(error as Error).message}`,
@@ -117,6 +122,7 @@ export async function readStructuredOutput(
       issues?: readonly { message: string; path?: readonly (PropertyKey | { key: PropertyKey })[] }[];
     };
     if (result.issues) {
+      if (toolTurn) return response;
       const issues = result.issues.map((issue) => ({
         path: (issue.path ?? []).map((key) => String(typeof key === "object" ? key.key : key)).join("."),
         message: issue.message,

@@ -21,7 +21,6 @@
  */
 
 // The neutral pieces a protocol reads and writes, beyond the types `modelwire` exports.
-export { base64ToBytes, bytesToBase64 } from "../core/base64.ts";
 export {
   CacheOptionSchema,
   CallOptionsSchema,
@@ -32,8 +31,7 @@ export {
 } from "../core/call-options.ts";
 export { parseToolArguments, StreamAccumulator } from "../core/collect-stream.ts";
 export {
-  ContentPartSchema,
-  ContentSchema,
+  checkContentPart,
   contentParts,
   dataUrl,
   hasMedia,
@@ -42,6 +40,7 @@ export {
   MAX_INLINE_DATA_CHARS,
   parseDataUrl,
 } from "../core/content.ts";
+export { ContentPartSchema, ContentSchema } from "../core/content-schema.ts";
 export {
   MessageSchema,
   NativeSchema,

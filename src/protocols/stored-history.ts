@@ -6,7 +6,7 @@
  * @module
  */
 import { parseToolArguments } from "../core/collect-stream.ts";
-import { type Content, type ContentPart, ContentPartSchema } from "../core/content.ts";
+import { type Content, type ContentPart, checkContentPart } from "../core/content.ts";
 
 /** The roles a stored message may have; a record with any other is left out. */
 export type StoredRole = "system" | "user" | "assistant" | "tool";
@@ -76,14 +76,12 @@ export function contentOf(value: unknown, where: string, warnings: string[]): Co
       parts.push({ type: "text", text: item });
       return;
     }
-    const checked = ContentPartSchema.safeParse(item);
-    if (checked.success) parts.push(checked.data);
+    const checked = checkContentPart(item);
+    if ("part" in checked) parts.push(checked.part);
     else {
-      const issue = checked.error.issues[0];
-      const field = issue && issue.path.length > 0 ? `.${issue.path.map(String).join(".")}` : "";
-      warnings.push(
-        `${where}[${position}]${field}: not a valid content part (${issue?.message ?? "invalid"}); left out`,
-      );
+      const { path, message } = checked.issue;
+      const field = path.length > 0 ? `.${path.map(String).join(".")}` : "";
+      warnings.push(`${where}[${position}]${field}: not a valid content part (${message}); left out`);
     }
   });
   return parts;

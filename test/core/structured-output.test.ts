@@ -85,6 +85,25 @@ describe("readStructuredOutput", () => {
     expect(refused.refusal).toBe("I can't help with that.");
   });
 
+  it("a turn that calls tools is a step of the loop: no object and no error, unless its text is the JSON", async () => {
+    const format = prepareResponseFormat({ type: "json_schema", schema: Person });
+    const calls = [{ id: "c1", name: "lookup", arguments: { who: "Ada" } }];
+    const toolTurn = (content: string) =>
+      answer(content, {
+        stopReason: "tool-calls",
+        message: { role: "assistant", content, toolCalls: calls, toolResults: [], synthetic: false },
+      });
+    for (const text of ["", "Let me look that up.", '{"name":"Ada","age":"old"}']) {
+      const read = await readStructuredOutput(toolTurn(text), format);
+      expect(read, JSON.stringify(text)).not.toHaveProperty("object");
+      expect(read.message.toolCalls).toEqual(calls);
+    }
+    expect((await readStructuredOutput(toolTurn('{"name":"Ada","age":36}'), format)).object).toEqual({
+      name: "Ada",
+      age: 36,
+    });
+  });
+
   it("FakeProvider answers with object too, complete and stream, with a zod schema in the call", async () => {
     const fake = new FakeProvider({
       script: [{ text: '{"name":"Ada","age":36}' }, { text: '{"name":"Ada","age":36}' }],

@@ -101,9 +101,10 @@ describe("facade reachability", () => {
     expect(Object.keys(wire).filter((name) => root.has(name))).toEqual([]);
     expect(Object.keys(protocols).filter((name) => root.has(name))).toEqual([]);
     expect(Object.keys(wire).filter((name) => name in protocols)).toEqual([]);
-    // The learnable surface: 33 run-time names today (types aside): content parts added contentText,
-    // inlineUrlParts and StructuredOutputError. Growing it is a decision, made here.
-    expect(root.size).toBeLessThanOrEqual(34);
+    // The learnable surface: 35 run-time names today (types aside): content parts added contentText,
+    // inlineUrlParts, StructuredOutputError, and bytesToBase64 / base64ToBytes (inline parts from bytes
+    // without Buffer, which Workers lack). Growing it is a decision, made here.
+    expect(root.size).toBeLessThanOrEqual(36);
   });
 
   it("the README names no function its entry does not export", async () => {

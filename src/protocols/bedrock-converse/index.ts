@@ -34,7 +34,6 @@ export {
   assembleBedrockConverseStream,
   BedrockConverseStreamAssembler,
 } from "./assemble-bedrock-converse-stream.ts";
-export { base64ToBytes, bytesToBase64 } from "./base64.ts";
 export * from "./bedrock-converse-wire.ts";
 export { bedrockExceptionKind } from "./bedrock-exception-kind.ts";
 export {
