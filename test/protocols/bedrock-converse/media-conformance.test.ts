@@ -29,6 +29,8 @@ import {
 import { outputToolAnswer } from "../../../src/protocols/output-tool.ts";
 import { loadFixture } from "../../helpers/fixtures.ts";
 
+/** Recorded JSON, read loosely (the recordings are the reference, not typed input). */
+// biome-ignore lint/suspicious/noExplicitAny: recorded request bodies are walked by hand
 type Json = Record<string, any>;
 
 const CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
