@@ -104,7 +104,7 @@ export const DOCUMENT_TEXT = "(see the attached document)";
  *   would open with the assistant gets a user turn first ({@link CONVERSATION_START}).
  * - Images and files become `image` / `document` blocks (`bedrock-converse-media.ts`), in user turns and
  *   inside `toolResult.content`; what Bedrock cannot read is in `refused`, naming the field. Media a model
- *   takes no inside a tool result (`toolResultMedia`) is sent right after the results, with a note in the
+ *   cannot take inside a tool result (`toolResultMedia`) is sent right after the results, with a note in the
  *   result; tool results share their user turn only with what the model takes beside them
  *   (`toolResultNeighbours`), the rest going after a {@link RESULTS_SEPARATOR} assistant turn; an orphan
  *   result keeps its images and documents after its text; a user turn with a document and no text gets
