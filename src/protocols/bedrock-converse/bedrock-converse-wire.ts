@@ -16,6 +16,26 @@ export interface ConverseBlock {
   toolResult?: ConverseToolResult;
   reasoningContent?: ConverseReasoningContent;
   cachePoint?: ConverseCachePoint;
+  image?: ConverseImage;
+  document?: ConverseDocument;
+  [field: string]: unknown;
+}
+
+/** Where an image's or a document's bytes are: inline (base64 in JSON) or an S3 object. */
+export type ConverseMediaSource = { bytes: string } | { s3Location: { uri: string; bucketOwner?: string } };
+
+/** `{ image }`: `format` png, jpeg, gif or webp. */
+export interface ConverseImage {
+  format: string;
+  source: ConverseMediaSource;
+  [field: string]: unknown;
+}
+
+/** `{ document }`: `format` pdf, csv, doc, docx, xls, xlsx, html, txt or md; `name` unique in the request. */
+export interface ConverseDocument {
+  format: string;
+  name: string;
+  source: ConverseMediaSource;
   [field: string]: unknown;
 }
 
@@ -28,10 +48,12 @@ export interface ConverseToolUse {
   [field: string]: unknown;
 }
 
-/** One item of a tool result's `content`. */
+/** One item of a tool result's `content`: `text`, `json`, `image` or `document`. */
 export interface ConverseToolResultContent {
   text?: string;
   json?: unknown;
+  image?: ConverseImage;
+  document?: ConverseDocument;
   [field: string]: unknown;
 }
 
@@ -105,6 +127,11 @@ export interface ConverseRequestBody {
   additionalModelRequestFields?: Record<string, unknown>;
   /** Tags for invocation logs (at most 16 pairs). */
   requestMetadata?: Record<string, string>;
+  /**
+   * Native structured output: `{ textFormat: { type: "json_schema", structure: { jsonSchema: { name,
+   * schema, description? } } } }`, the schema a JSON **string**.
+   */
+  outputConfig?: Record<string, unknown>;
   [field: string]: unknown;
 }
 

@@ -1,14 +1,18 @@
 import type { CacheOption, CallOptions } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
+import type { PreparedResponseFormat } from "../../core/structured-output.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import type { ValidationIssue } from "../../core/validation-error.ts";
 import type { AnthropicModelProfile } from "../anthropic-messages/anthropic-model-profile.ts";
 import { applyAnthropicThinking } from "../anthropic-messages/apply-anthropic-thinking.ts";
+import { outputToolSpec } from "../output-tool.ts";
+import type { BuiltRequest } from "../protocol.ts";
 import {
   BEDROCK_ORIGIN,
   type ConverseInferenceConfig,
   type ConverseRequestBody,
 } from "./bedrock-converse-wire.ts";
-import { bedrockModelTraits } from "./bedrock-model-traits.ts";
+import { type BedrockModelTraits, bedrockModelTraits } from "./bedrock-model-traits.ts";
 import { convertToBedrockConverseMessages } from "./convert-to-bedrock-converse-messages.ts";
 import { placeBedrockCachePoints } from "./place-bedrock-cache-points.ts";
 import { prepareBedrockConverseTools } from "./prepare-bedrock-converse-tools.ts";
@@ -31,6 +35,8 @@ export interface BedrockConverseRequestInput {
   additionalModelRequestFields?: Record<string, unknown> | undefined;
   /** Claude beta features, sent as `additionalModelRequestFields.anthropic_beta`. */
   betas?: readonly string[] | undefined;
+  /** The call's `responseFormat`, prepared by the shell (see {@link buildBedrockConverseRequest}). */
+  format?: PreparedResponseFormat | undefined;
 }
 
 /** Tags Bedrock accepts in `requestMetadata`. */
@@ -46,23 +52,48 @@ const MAX_METADATA_ENTRIES = 16;
  * `toolUse` / `toolResult` blocks and no `toolConfig`, so when the history has them a `toolConfig` is sent
  * anyway — the given tools with the choice left to the model, or, when no tools were given, the inert
  * `PLACEHOLDER_TOOL` — with a warning (see `prepareBedrockConverseTools`).
+ *
+ * Images and documents become `image` / `document` blocks (`bedrock-converse-media.ts`); what Bedrock
+ * cannot take is in `refused`. Structured output (`format`): a JSON Schema goes as
+ * `outputConfig.textFormat` on the models that take it (`nativeStructuredOutput`); otherwise — and for
+ * plain `{ type: "json" }`, which Converse has no mode for — as the forced output tool of
+ * `output-tool.ts` (`toolChoice: { any: {} }`, named in `outputTool`). On a model that takes no forced
+ * choice the tool is offered with the choice left to the model, with a warning: an answer written as text
+ * instead is still read as the JSON, and a non-JSON answer is a `StructuredOutputError`.
  */
-export function buildBedrockConverseRequest(input: BedrockConverseRequestInput): {
-  body: ConverseRequestBody;
-  warnings: string[];
-} {
+export function buildBedrockConverseRequest(
+  input: BedrockConverseRequestInput,
+): BuiltRequest<ConverseRequestBody> {
   const { options, anthropicProfile } = input;
   const traits = bedrockModelTraits(input.model, anthropicProfile !== undefined);
   const converted = convertToBedrockConverseMessages(
     input.messages,
     { model: input.model, origin: BEDROCK_ORIGIN },
-    { toolResultStatus: traits.toolResultStatus, requireSignedReasoning: traits.anthropic },
+    {
+      toolResultStatus: traits.toolResultStatus,
+      requireSignedReasoning: traits.anthropic,
+      toolResultMedia: traits.toolResultMedia,
+      toolResultNeighbours: traits.toolResultNeighbours,
+    },
   );
   const warnings = [...converted.warnings];
+  const refused: ValidationIssue[] = [...converted.refused];
   const body: ConverseRequestBody = { messages: converted.messages };
   if (converted.system.length > 0) body.system = [...converted.system];
 
-  const prepared = prepareBedrockConverseTools(input.tools, options.toolChoice, converted.hasToolBlocks);
+  const output = structuredOutput(input, traits, refused);
+  if (output.outputConfig) body.outputConfig = output.outputConfig;
+  if (output.outputTool !== undefined && !traits.forcedToolChoice) {
+    warnings.push(
+      `this model has no native structured output and cannot be forced to call a tool on Converse: the output tool ${output.outputTool} is offered with the choice left to the model (an answer written as text is read as the JSON)`,
+    );
+  }
+  const prepared = prepareBedrockConverseTools(
+    output.tools,
+    output.toolChoice,
+    converted.hasToolBlocks,
+    traits.forcedToolChoice,
+  );
   warnings.push(...prepared.warnings);
   const tools = prepared.toolConfig;
   if (tools) body.toolConfig = tools;
@@ -115,5 +146,51 @@ export function buildBedrockConverseRequest(input: BedrockConverseRequestInput):
 
   const cache = options.cache ?? input.defaultCache;
   warnings.push(...placeBedrockCachePoints(body, cache, traits, options.cache !== undefined));
-  return { body, warnings };
+  const built: BuiltRequest<ConverseRequestBody> = { body, warnings };
+  if (output.outputTool !== undefined) built.outputTool = output.outputTool;
+  if (refused.length > 0) built.refused = refused;
+  return built;
+}
+
+/**
+ * How `format` goes: `outputConfig` (native), or the tools and choice with the output tool added. A
+ * caller's named tool choice is kept (that call is a turn of the agent loop); `"none"` withholds the
+ * caller's tools but still offers the output tool; anything else becomes `"any"`.
+ */
+function structuredOutput(
+  input: BedrockConverseRequestInput,
+  traits: BedrockModelTraits,
+  refused: ValidationIssue[],
+): {
+  tools: readonly ToolSpec[];
+  toolChoice: CallOptions["toolChoice"];
+  outputConfig?: Record<string, unknown>;
+  outputTool?: string;
+} {
+  const { format, tools, options } = input;
+  if (format === undefined) return { tools, toolChoice: options.toolChoice };
+  if (format.type === "json_schema" && traits.nativeStructuredOutput) {
+    const jsonSchema: Record<string, unknown> = { name: format.name, schema: JSON.stringify(format.schema) };
+    if (format.description !== undefined) jsonSchema.description = format.description;
+    return {
+      tools,
+      toolChoice: options.toolChoice,
+      outputConfig: { textFormat: { type: "json_schema", structure: { jsonSchema } } },
+    };
+  }
+  let spec: ToolSpec;
+  try {
+    spec = outputToolSpec(format, tools);
+  } catch (error) {
+    const issues = (error as { issues?: ValidationIssue[] }).issues;
+    refused.push(...(issues ?? [{ path: "responseFormat", message: String(error) }]));
+    return { tools, toolChoice: options.toolChoice };
+  }
+  const choice = options.toolChoice;
+  if (choice === "none") return { tools: [spec], toolChoice: "any", outputTool: spec.name };
+  return {
+    tools: [...tools, spec],
+    toolChoice: typeof choice === "object" ? choice : "any",
+    outputTool: spec.name,
+  };
 }

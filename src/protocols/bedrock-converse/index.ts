@@ -34,6 +34,15 @@ export {
   assembleBedrockConverseStream,
   BedrockConverseStreamAssembler,
 } from "./assemble-bedrock-converse-stream.ts";
+export {
+  CONVERSE_DOCUMENT_FORMATS,
+  CONVERSE_IMAGE_FORMATS,
+  type ConverseMediaContext,
+  converseMediaBlock,
+  converseMediaContext,
+  documentName,
+  MAX_DOCUMENT_NAME_LENGTH,
+} from "./bedrock-converse-media.ts";
 export * from "./bedrock-converse-wire.ts";
 export { bedrockExceptionKind } from "./bedrock-exception-kind.ts";
 export {
@@ -52,8 +61,10 @@ export {
   CONVERSATION_START,
   type ConvertedBedrockConverseMessages,
   convertToBedrockConverseMessages,
+  DOCUMENT_TEXT,
   EMPTY_TOOL_RESULT,
   MISSING_TOOL_RESULT,
+  RESULTS_SEPARATOR,
 } from "./convert-to-bedrock-converse-messages.ts";
 export { mapBedrockConverseStopReason } from "./map-bedrock-converse-stop-reason.ts";
 export { mapBedrockConverseUsage } from "./map-bedrock-converse-usage.ts";

@@ -19,7 +19,9 @@ export interface BedrockConverseResponseContext {
 /**
  * A whole Converse response → `Response`. `native.blocks` is `output.message.content` verbatim (signed
  * `reasoningContent`, `redactedContent`, server tool blocks included); text is the text blocks joined; client
- * `toolUse` blocks become tool calls; readable reasoning becomes the display-only `reasoning`.
+ * `toolUse` blocks become tool calls; readable reasoning becomes the display-only `reasoning`. A
+ * `guardrail_intervened` or `content_filtered` stop is `content-filter`, its text (the guardrail's
+ * message) also in `refusal`.
  */
 export function parseBedrockConverseResponse(
   json: ConverseResponse,
@@ -86,6 +88,8 @@ export function converseResponseFromBlocks(
     provider: parts.context.provider,
   };
   if (parts.stopReason) response.rawStopReason = parts.stopReason;
+  // A guardrail's or the content filter's stop: the text is what was sent instead of an answer.
+  if (response.stopReason === "content-filter" && text.trim() !== "") response.refusal = text;
   if (reasoning) response.reasoning = reasoning;
   const warnings = [...(parts.context.warnings ?? []), ...(parts.warnings ?? [])];
   if (warnings.length > 0) response.warnings = warnings;

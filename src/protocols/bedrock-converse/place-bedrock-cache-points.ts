@@ -18,7 +18,8 @@ export const MAX_CACHE_POINTS = 4;
  *
  * Models that take no cache points (anything but Claude and Nova) get none; an explicit request for them
  * is reported. A checkpoint never directly follows a reasoning block (replayed byte for byte) and is
- * never placed in an empty message.
+ * never placed in an empty message. Bedrock rejects one right after a `document` (or `video`) block, so at
+ * the end of a message that ends with documents it goes before them.
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/userguide/prompt-caching.html
  */
@@ -74,9 +75,27 @@ export function placeBedrockCachePoints(
       if (!quiet) warnings.push(`cache checkpoint at messages[${index}]: nothing there to mark`);
       return;
     }
+    // Bedrock rejects a checkpoint right after a document or a video (not after an image): it goes
+    // before the documents that end the message, which then are not cached.
+    let at = message.content.length;
+    while (at > 0 && isDocumentLike(message.content[at - 1]!)) at--;
+    const before = message.content[at - 1];
+    if (before === undefined || "reasoningContent" in before || "cachePoint" in before) {
+      if (!quiet) {
+        warnings.push(
+          `cache checkpoint at messages[${index}]: Bedrock takes none right after a document, and nothing comes before it; left out`,
+        );
+      }
+      return;
+    }
     if (!room(`messages[${index}]`)) return;
     // A new array: the blocks may be replayed native blocks shared with the caller's history.
-    message.content = [...message.content, point()];
+    message.content = [...message.content.slice(0, at), point(), ...message.content.slice(at)];
+    if (at < message.content.length - 1 && !quiet) {
+      warnings.push(
+        `cache checkpoint at messages[${index}]: placed before the documents that end the message (Bedrock takes none right after a document)`,
+      );
+    }
     placed++;
   };
 
@@ -93,4 +112,9 @@ export function placeBedrockCachePoints(
   atSystem(true);
   for (const index of autoCacheTail(body.messages)) if (placed < MAX_CACHE_POINTS) atMessage(index, true);
   return warnings;
+}
+
+/** A block Bedrock takes no checkpoint right after. */
+function isDocumentLike(block: ConverseBlock): boolean {
+  return "document" in block || "video" in block;
 }

@@ -14,7 +14,8 @@ export const PLACEHOLDER_TOOL = "no_tools_available";
  * Converse has no `toolChoice: none`: the tools are withheld instead. But Converse rejects a history with
  * tool blocks and no `toolConfig`, so when the history has them a `toolConfig` is sent anyway — the given
  * tools with the choice left to the model, or, when no tools were given, the inert {@link PLACEHOLDER_TOOL}
- * — with a warning.
+ * — with a warning. On a model that takes no forced choice (`forcedToolChoice` false: Llama, most
+ * open-weight models) `any` and a named tool are not sent — the choice is the model's — with a warning.
  *
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_ToolConfiguration.html
  */
@@ -22,9 +23,19 @@ export function prepareBedrockConverseTools(
   tools: readonly ToolSpec[],
   choice: ToolChoice | undefined,
   hasToolBlocks: boolean,
+  forcedToolChoice = true,
 ): { toolConfig: ConverseToolConfig | undefined; warnings: string[] } {
   const warnings: string[] = [];
-  return { toolConfig: toolConfig(tools, choice, hasToolBlocks, warnings), warnings };
+  const config = toolConfig(tools, choice, hasToolBlocks, warnings);
+  const sent = config?.toolChoice;
+  if (config && sent && !forcedToolChoice && !("auto" in sent)) {
+    // Llama and most open-weight models reject a forced toolChoice on Converse.
+    delete config.toolChoice;
+    warnings.push(
+      `this model cannot be forced to call a tool on Converse; toolChoice ${"any" in sent ? '"any"' : JSON.stringify(sent.tool.name)} left to the model`,
+    );
+  }
+  return { toolConfig: config, warnings };
 }
 
 function toolConfig(
