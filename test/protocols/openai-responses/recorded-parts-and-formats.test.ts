@@ -58,7 +58,10 @@ async function send(
     model: String(recorded.model),
     fetch: async (_url, init) => {
       body = JSON.parse(String(init?.body)) as Json;
-      return new Response(interaction.body, { status: 200, headers: { "content-type": "application/json" } });
+      return new Response(interaction.body as Uint8Array<ArrayBuffer>, {
+        status: 200,
+        headers: { "content-type": "application/json" },
+      });
     },
   });
   const response = await provider.complete(messages, tools, options);
@@ -94,7 +97,7 @@ function expectSameRequest(ours: Json, interaction: FixtureInteraction): void {
 
 /** The base64 data of a `data:` URL the recording sent. */
 function recordedData(interaction: FixtureInteraction, field: "image_url" | "file_data"): string {
-  const input = (interaction.request?.body as { input: Array<{ content: Json[] }> }).input;
+  const input = (interaction.request!.body as { input: Array<{ content: Json[] }> }).input;
   const part = input[0]!.content.find((entry) => typeof entry[field] === "string");
   const url = String(part?.[field]);
   return url.slice(url.indexOf(",") + 1);
@@ -172,7 +175,10 @@ describe("Responses conformance: images and documents the API accepted", () => {
       ],
       {
         fetch: async () =>
-          new Response(get.body, { status: 200, headers: { "content-type": get.headers["content-type"]! } }),
+          new Response(get.body as Uint8Array<ArrayBuffer>, {
+            status: 200,
+            headers: { "content-type": get.headers["content-type"]! },
+          }),
       },
     );
     const { body, response } = await send(interaction!, [{ role: "user", content }]);
@@ -258,7 +264,7 @@ function built_(
     tools: [GET_USER_COUNTRY],
     options: {},
     format: prepareResponseFormat(responseFormat),
-    model: String((interaction.request?.body as Json).model),
+    model: String((interaction.request!.body as Json).model),
     origin: "openai",
     stream: false,
   });
@@ -335,7 +341,7 @@ describe("Responses conformance: structured output the API accepted", () => {
 
   it("test_prompted_output: plain JSON is text.format json_object; the system prompt goes as instructions", async () => {
     const [first, second] = await calls("pydantic-ai__test_prompted_output.yaml");
-    const system = String(((first!.request?.body as { input: Json[] }).input[0] as Json).content);
+    const system = String(((first!.request!.body as { input: Json[] }).input[0] as Json).content);
     expect(system).toMatch(/^Always respond with a JSON object/);
     const history: MessageInput[] = [
       { role: "system", content: system },
