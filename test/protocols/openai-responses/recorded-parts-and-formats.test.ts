@@ -324,6 +324,28 @@ describe("Responses conformance: structured output the API accepted", () => {
     expect(two.response.usage).toStrictEqual(usageOf(second!));
   });
 
+  it("test_native_output: the first answer replayed from native gives the recorded second request (the item keeps its id and status)", async () => {
+    const [first, second] = await calls("pydantic-ai__test_native_output.yaml");
+    const one = await send(first!, [{ role: "user", content: QUESTION }], {}, [GET_USER_COUNTRY]);
+    const call = one.response.message.toolCalls[0]!;
+    const two = await send(
+      second!,
+      [
+        { role: "user", content: QUESTION },
+        one.response.message,
+        { role: "tool", toolResults: [{ callId: call.id, content: "Mexico" }] },
+      ],
+      { responseFormat: { type: "json_schema", name: "CityLocation", schema: CityLocation } },
+      [GET_USER_COUNTRY],
+    );
+    const input = two.body.input as Json[];
+    // Replayed verbatim: the item as the API returned it, with its id and status.
+    expect(input[1]).toStrictEqual((first!.json as { output: Json[] }).output[0]);
+    const { id: _id, status: _status, ...bare } = input[1]!;
+    expectSameRequest({ ...two.body, input: [input[0], bare, ...input.slice(2)] }, second!);
+    expect(two.response.object).toStrictEqual({ city: "Mexico City", country: "Mexico" });
+  });
+
   it("test_native_output: a plain JSON Schema object (not zod) gives the same text.format", async () => {
     const [, second] = await calls("pydantic-ai__test_native_output.yaml");
     const { body, response } = await send(
