@@ -38,7 +38,8 @@ interface Slot {
  *   events of one item, and OpenRouter finishes items out of order).
  * - `output_text.delta` → text; `reasoning_summary_text.delta` (OpenAI) and `reasoning_text.delta`
  *   (DeepSeek, OpenRouter raw CoT) → reasoning, a blank line between parts; `function_call_arguments.delta`
- *   and `custom_tool_call_input.delta` → tool-call deltas. A `.done` event (or `output_item.done`) whose
+ *   and `custom_tool_call_input.delta` → tool-call deltas; `refusal.delta` / `refusal.done` are kept (not
+ *   streamed as text) and the refusal is `Response.refusal` on `done`, read from the final message item. A `.done` event (or `output_item.done`) whose
  *   text goes past what the deltas delivered sends the rest, so a server that skips deltas loses nothing.
  * - The final items are the terminal response's `output` (`response.completed` / `response.incomplete`):
  *   `encrypted_content` differs between `output_item.added` and `.done` / `response.completed` in real
@@ -93,6 +94,12 @@ export class OpenAIResponsesStreamAssembler {
           out,
         );
         return;
+      case "response.refusal.delta":
+        this.#refusalPiece(event, typeof event.delta === "string" ? event.delta : "", false);
+        return;
+      case "response.refusal.done":
+        this.#refusalPiece(event, event.refusal, true);
+        return;
       case "response.output_text.done":
         this.#textDone(event, `t${partIndex(event.content_index)}`, "text-delta", out);
         return;
@@ -137,8 +144,8 @@ export class OpenAIResponsesStreamAssembler {
       case "error":
         throw openAIResponsesFailure(event, this.context, "stream error", false, event);
       default:
-        // Part boundaries, hosted-tool progress, annotations, refusal deltas (read from the final items)
-        // and event types this version does not know (their items arrive whole in the terminal response).
+        // Part boundaries, hosted-tool progress, annotations and event types this version does not know
+        // (their items arrive whole in the terminal response).
         return;
     }
   }
@@ -266,6 +273,25 @@ export class OpenAIResponsesStreamAssembler {
     this.#tools.start(call, out);
   }
 
+  /**
+   * A refusal's text (`response.refusal.delta`, or the whole of it in `.done`): kept for an item the
+   * terminal response does not carry, not streamed as text — the refusal is `Response.refusal` on `done`,
+   * as `parseOpenAIResponsesResponse` reads it from the message item's `refusal` part.
+   */
+  #refusalPiece(event: OpenAIResponsesStreamEvent, text: unknown, whole: boolean): void {
+    if (typeof text !== "string" || text === "") return;
+    const slot = this.#slot(event.output_index);
+    const key = `f${partIndex(event.content_index)}`;
+    let part = slot.parts.get(key);
+    if (part === undefined) {
+      part = new PieceBuffer();
+      slot.parts.set(key, part);
+    }
+    const sent = part.text();
+    if (!whole) part.push(text);
+    else if (text.length > sent.length && text.startsWith(sent)) part.push(text.slice(sent.length));
+  }
+
   #textDelta(
     event: OpenAIResponsesStreamEvent,
     key: string,
@@ -353,7 +379,7 @@ export class OpenAIResponsesStreamAssembler {
       const argumentText = this.#tools.get(slot.outputIndex)?.arguments.text() ?? "";
       if (type === "function_call") items.push({ ...item, arguments: argumentText });
       else if (type === "custom_tool_call") items.push({ ...item, input: argumentText });
-      else if (type === "message") items.push({ ...item, content: partsOf(slot, "t", "output_text") });
+      else if (type === "message") items.push({ ...item, content: messageParts(slot) });
       else if (type === "reasoning")
         items.push({
           ...item,
@@ -425,6 +451,17 @@ function partsOf(slot: Slot, prefix: string, type: string): Array<Record<string,
     const index = Number(key.slice(prefix.length));
     const text = pieces.text();
     parts[index] = type === "output_text" ? { type, text, annotations: [] } : { type, text };
+  }
+  return parts.filter((part) => part !== undefined);
+}
+
+/** A message's content parts from its deltas: `output_text` and `refusal` parts, by content index. */
+function messageParts(slot: Slot): Array<Record<string, unknown>> {
+  const parts: Array<Record<string, unknown>> = [];
+  for (const [key, pieces] of slot.parts) {
+    const index = Number(key.slice(1));
+    if (key.startsWith("t")) parts[index] = { type: "output_text", text: pieces.text(), annotations: [] };
+    else if (key.startsWith("f")) parts[index] = { type: "refusal", refusal: pieces.text() };
   }
   return parts.filter((part) => part !== undefined);
 }

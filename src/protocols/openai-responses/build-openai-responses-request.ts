@@ -1,11 +1,14 @@
 import type { CallOptions } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
+import type { PreparedResponseFormat } from "../../core/structured-output.ts";
 import type { ToolSpec } from "../../core/tool-spec.ts";
+import type { ValidationIssue } from "../../core/validation-error.ts";
 import { openAIModelRules } from "../openai-model-rules.ts";
 import { openAISampling } from "../openai-sampling.ts";
+import type { BuiltRequest } from "../protocol.ts";
 import { applyOpenAIResponsesThinking } from "./apply-openai-responses-thinking.ts";
 import { convertToOpenAIResponsesInput } from "./convert-to-openai-responses-input.ts";
-import type { OpenAIResponsesRequestBody } from "./openai-responses-wire.ts";
+import type { OpenAIResponsesRequestBody, OpenAIResponsesTextFormat } from "./openai-responses-wire.ts";
 import { prepareOpenAIResponsesTools } from "./prepare-openai-responses-tools.ts";
 
 /** Everything a Responses request is built from. */
@@ -21,19 +24,22 @@ export interface OpenAIResponsesRequestInput {
   store?: boolean;
   /** `previous_response_id`: continue a stored response; only the messages after the last assistant turn go out. */
   previousResponseId?: string | undefined;
+  /** The call's `responseFormat`, prepared by the shell: sent as `text.format`. */
+  format?: PreparedResponseFormat | undefined;
 }
 
 /**
  * Builds the Responses API request body: `instructions` and `input` from the history (see
  * `convertToOpenAIResponsesInput`), function tools and `tool_choice`, `reasoning: { effort, summary }`,
  * `max_output_tokens`, `store` (default `false`, with `include: ["reasoning.encrypted_content"]` for
- * reasoning models so their reasoning replays statelessly) and `previous_response_id`. Pure; never throws on history. Everything it had to
- * correct or leave out is in `warnings`.
+ * reasoning models so their reasoning replays statelessly), `previous_response_id`, and the structured
+ * output format as `text.format` (`json_schema` with name, schema, strictness and description;
+ * `json_object` for plain JSON). Pure; never throws on history. Everything it had to correct or leave out
+ * is in `warnings`; images and files the API cannot take are in `refused`, each naming its field.
  */
-export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput): {
-  body: OpenAIResponsesRequestBody;
-  warnings: string[];
-} {
+export function buildOpenAIResponsesRequest(
+  input: OpenAIResponsesRequestInput,
+): BuiltRequest<OpenAIResponsesRequestBody> & { refused: ValidationIssue[] } {
   const { options } = input;
   const store = input.store ?? false;
   const previousResponseId =
@@ -72,6 +78,27 @@ export function buildOpenAIResponsesRequest(input: OpenAIResponsesRequestInput):
   if (reasoning.reasoning !== undefined) body.reasoning = reasoning.reasoning;
   if (options.metadata && Object.keys(options.metadata).length > 0) body.metadata = { ...options.metadata };
   if (options.sessionId) body.prompt_cache_key = options.sessionId;
+  if (input.format !== undefined)
+    body.text = { ...body.text, format: openAIResponsesTextFormat(input.format) };
   if (input.stream) body.stream = true;
-  return { body, warnings };
+  return { body, warnings, refused: converted.refused };
+}
+
+/**
+ * A prepared `responseFormat` as `text.format`: a JSON Schema as `json_schema` (`name`, `schema`, `strict`,
+ * and `description` when given), plain JSON as `json_object` (the API then wants the word "JSON"
+ * somewhere in the input, as with Chat's `json_object`).
+ *
+ * @see https://platform.openai.com/docs/api-reference/responses/create#responses-create-text
+ */
+export function openAIResponsesTextFormat(format: PreparedResponseFormat): OpenAIResponsesTextFormat {
+  if (format.type === "json") return { type: "json_object" };
+  const mapped: OpenAIResponsesTextFormat = {
+    type: "json_schema",
+    name: format.name,
+    schema: format.schema,
+    strict: format.strict,
+  };
+  if (format.description !== undefined) mapped.description = format.description;
+  return mapped;
 }

@@ -1,9 +1,12 @@
+import type { Content } from "../../core/content.ts";
 import type { MessageInput } from "../../core/message.ts";
+import type { ValidationIssue } from "../../core/validation-error.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
-import { textOnlyOf } from "../neutral-blocks.ts";
+import { assistantTextOf, textOnlyOf } from "../neutral-blocks.ts";
 import { PendingResults, type PendingCall as PendingResultsCall } from "../pending-results.ts";
 import {
   clipped,
+  contentOf,
   forEachStoredMessage,
   isBlank,
   isNonEmptyString,
@@ -13,9 +16,9 @@ import {
   safeJson,
   safeString,
   shown,
-  textOf,
   toolArgumentsTextOf,
 } from "../stored-history.ts";
+import { openAIResponsesContentOf } from "./map-openai-responses-content.ts";
 import {
   OPENAI_RESPONSES,
   type OpenAIResponsesCallOutputItem,
@@ -49,6 +52,11 @@ export interface ConvertedOpenAIResponsesInput {
   instructions: string | undefined;
   input: OpenAIResponsesInputItem[];
   warnings: string[];
+  /**
+   * Images and files the API cannot take (an unsupported media type, a `gs://` URL), each naming its
+   * field: the request must not go out (the shell raises them as one `ValidationError`).
+   */
+  refused: ValidationIssue[];
 }
 
 /** A call of the turn before, waiting for its result, and the kind of output item that answers it. */
@@ -88,13 +96,19 @@ interface RequestIds {
  * - Tool results become `function_call_output` (or `custom_tool_call_output`) items right after the turn
  *   that made the call; a call with no result gets an error output ({@link MISSING_TOOL_RESULT}); a result
  *   answering no call becomes user text.
- * - System messages become `instructions`; user text becomes a user message after that message's results.
+ * - System messages become `instructions` (their text; an image or file there is left out with a warning);
+ *   user content becomes a user message after that message's results: text as a string, images and files
+ *   as `input_image` / `input_file` parts (`map-openai-responses-content.ts`). A tool result's images and
+ *   files go in its output's parts, as the API takes them. A part the API cannot take is listed in
+ *   `refused`, naming its field.
  */
 export function convertToOpenAIResponsesInput(
   messages: readonly MessageInput[] | readonly unknown[],
   target: OpenAIResponsesReplayTarget,
 ): ConvertedOpenAIResponsesInput {
   const warnings: string[] = [];
+  const refused: ValidationIssue[] = [];
+  const sink = { warnings, refused };
   const system: string[] = [];
   const input: OpenAIResponsesInputItem[] = [];
   const ids: RequestIds = { callIds: new Set(), itemIds: new Set() };
@@ -104,9 +118,13 @@ export function convertToOpenAIResponsesInput(
       output: (call, output, where) => ({
         type: call.kind,
         call_id: call.sent,
-        output: textOnlyOf(output, where, warnings, "not mapped yet"),
+        output: openAIResponsesContentOf(output, where, sink, markerOffset(output)),
       }),
-      text: (text, where) => ({ role: "user", content: textOnlyOf(text, where, warnings, "not mapped yet") }),
+      // Only results answering no call come here, their header part put in front of their parts.
+      text: (text, where) => ({
+        role: "user",
+        content: openAIResponsesContentOf(text, where, sink, Array.isArray(text) ? -1 : 0),
+      }),
     },
     warnings,
   );
@@ -127,7 +145,13 @@ export function convertToOpenAIResponsesInput(
   forEachStoredMessage(messages, warnings, (raw, role, index) => {
     switch (role) {
       case "system": {
-        const text = textOf(raw.content, index, warnings);
+        const where = `messages[${index}].content`;
+        const text = textOnlyOf(
+          contentOf(raw.content, where, warnings),
+          where,
+          warnings,
+          "instructions take text only",
+        );
         if (!isBlank(text)) system.push(text);
         return;
       }
@@ -135,10 +159,11 @@ export function convertToOpenAIResponsesInput(
       case "tool": {
         if (index <= heldByServer) return;
         results.answerAll(raw.toolResults, index);
-        const text = textOf(raw.content, index, warnings);
-        if (!isBlank(text)) {
+        const where = `messages[${index}].content`;
+        const content = openAIResponsesContentOf(contentOf(raw.content, where, warnings), where, sink);
+        if (typeof content === "string" ? !isBlank(content) : content.length > 0) {
           results.flush();
-          input.push({ role: "user", content: text });
+          input.push({ role: "user", content });
         }
         return;
       }
@@ -158,7 +183,17 @@ export function convertToOpenAIResponsesInput(
     }
   });
   results.flush();
-  return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input, warnings };
+  return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input, warnings, refused };
+}
+
+/**
+ * A failed tool's parts come with an `Error:` text part put in front (`PendingResults`): the positions
+ * named in refusals are those of the result's own parts.
+ */
+function markerOffset(output: Content): number {
+  if (typeof output === "string" || output.length < 2) return 0;
+  const first = output[0];
+  return first?.type === "text" && first.text === "Error:" ? -1 : 0;
 }
 
 function assistantTurn(
@@ -191,7 +226,7 @@ function rebuildTurn(
 ): AssistantTurn {
   const items: OpenAIResponsesInputItem[] = [];
   const calls: PendingCall[] = [];
-  const text = textOf(raw.content, index, warnings);
+  const text = assistantTextOf(raw.content, index, warnings);
   if (!isBlank(text)) items.push({ role: "assistant", content: text });
   const toolCalls = Array.isArray(raw.toolCalls) ? raw.toolCalls : [];
   toolCalls.forEach((call: unknown, position) => {

@@ -38,6 +38,7 @@ export {
 export {
   buildOpenAIResponsesRequest,
   type OpenAIResponsesRequestInput,
+  openAIResponsesTextFormat,
 } from "./build-openai-responses-request.ts";
 export {
   type ConvertedOpenAIResponsesInput,
@@ -45,6 +46,12 @@ export {
   MISSING_TOOL_RESULT,
   type OpenAIResponsesReplayTarget,
 } from "./convert-to-openai-responses-input.ts";
+export {
+  OPENAI_RESPONSES_FILE_TYPES,
+  type OpenAIResponsesContentSink,
+  openAIResponsesContentOf,
+  openAIResponsesPartOf,
+} from "./map-openai-responses-content.ts";
 export { mapOpenAIResponsesError } from "./map-openai-responses-error.ts";
 export { mapOpenAIResponsesStopReason } from "./map-openai-responses-stop-reason.ts";
 export { mapOpenAIResponsesUsage } from "./map-openai-responses-usage.ts";

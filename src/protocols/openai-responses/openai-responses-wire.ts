@@ -39,17 +39,49 @@ export interface OpenAIResponsesFunctionCallItem extends OpenAIResponsesOutputIt
   arguments: string;
 }
 
-/** An easy input message: a role and plain text. */
-export interface OpenAIResponsesEasyMessage {
-  role: "user" | "assistant" | "system" | "developer";
-  content: string;
+/** Text in an input message or a tool call's output. */
+export interface OpenAIResponsesInputText {
+  type: "input_text";
+  text: string;
 }
 
-/** The result of a function call (or of a custom tool call: `custom_tool_call_output`). */
+/** An image: `image_url` is an http(s) URL or a base64 `data:` URL. */
+export interface OpenAIResponsesInputImage {
+  type: "input_image";
+  image_url: string;
+  /** `low`, `high` or `auto` (what modelwire sends, as the API's default). */
+  detail: "auto" | "low" | "high";
+}
+
+/** A file (a document): inline as a base64 `data:` URL with its `filename`, or by `file_url`. */
+export interface OpenAIResponsesInputFile {
+  type: "input_file";
+  file_data?: string;
+  file_url?: string;
+  /** The API reads the file's type from its extension. */
+  filename?: string;
+}
+
+/** One part of an input message's content, or of a tool call's output. */
+export type OpenAIResponsesInputContent =
+  | OpenAIResponsesInputText
+  | OpenAIResponsesInputImage
+  | OpenAIResponsesInputFile;
+
+/** An easy input message: a role and plain text, or (user messages) a list of input parts. */
+export interface OpenAIResponsesEasyMessage {
+  role: "user" | "assistant" | "system" | "developer";
+  content: string | OpenAIResponsesInputContent[];
+}
+
+/**
+ * The result of a function call (or of a custom tool call: `custom_tool_call_output`): text, or a list of
+ * input parts when the tool returned images or files.
+ */
 export interface OpenAIResponsesCallOutputItem {
   type: "function_call_output" | "custom_tool_call_output";
   call_id: string;
-  output: string;
+  output: string | OpenAIResponsesInputContent[];
 }
 
 /** One item of the request's `input`. Replayed output items are sent as they came. */
@@ -68,6 +100,25 @@ export interface OpenAIResponsesFunctionTool {
 
 export type OpenAIResponsesToolChoice = "auto" | "none" | "required" | { type: "function"; name: string };
 
+/** `text.format`: structured output. */
+export type OpenAIResponsesTextFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      name: string;
+      schema: Record<string, unknown>;
+      strict: boolean;
+      description?: string;
+    };
+
+/** `text`: the answer's format (and, on models that take it, `verbosity`). */
+export interface OpenAIResponsesTextConfig {
+  format?: OpenAIResponsesTextFormat;
+  verbosity?: "low" | "medium" | "high";
+  [field: string]: unknown;
+}
+
 export type OpenAIResponsesReasoningEffort = "none" | "minimal" | "low" | "medium" | "high";
 
 export interface OpenAIResponsesRequestBody {
@@ -81,6 +132,7 @@ export interface OpenAIResponsesRequestBody {
   temperature?: number;
   top_p?: number;
   reasoning?: { effort?: OpenAIResponsesReasoningEffort; summary?: "auto" | "concise" | "detailed" };
+  text?: OpenAIResponsesTextConfig;
   /** Whether the server keeps the response (needed for `previous_response_id` on a later call). */
   store: boolean;
   include?: string[];

@@ -45,8 +45,9 @@ export function openAIResponsesResponseFailure(
  *
  * - `native.blocks` is `items` verbatim, in output order: reasoning items (ids, `encrypted_content`,
  *   summaries), message items (`phase` and annotations included), function calls, hosted-tool items.
- * - `content` is the `output_text` parts of the message items, joined; a refusal is the content when there
- *   is no other text (and the stop reason is `content-filter`).
+ * - `content` is the `output_text` parts of the message items, joined. A `refusal` part (the model
+ *   declined, e.g. under a strict `text.format`) is `refusal`, with stop reason `content-filter`; it is
+ *   the content too when there is no other text. The message item stays in `native.blocks` as it came.
  * - `toolCalls` are the `function_call` items (`call_id`, name, arguments parsed, the exact text in
  *   `argumentsText`) and `custom_tool_call` items (`{ input }`, the input text in `argumentsText`), in order.
  * - `reasoning` (display only) is every summary and reasoning-text part, joined by a blank line.
@@ -123,6 +124,7 @@ export function openAIResponsesResponse(
   };
   if (mapped.rawStopReason !== undefined) response.rawStopReason = mapped.rawStopReason;
   if (typeof json.id === "string" && json.id !== "") response.id = json.id;
+  if (refusal !== "") response.refusal = refusal;
   const reasoning = reasoningParts.join("\n\n");
   if (reasoning !== "") response.reasoning = reasoning;
   const allWarnings = [...(context.warnings ?? []), ...warnings];
