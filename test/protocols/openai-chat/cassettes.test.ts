@@ -20,7 +20,13 @@
  */
 import { describe, expect, it } from "vitest";
 import { bytesToBase64 } from "../../../src/core/base64.ts";
-import { type Content, inlineUrlParts, type Message, openaiChat, type Response } from "../../../src/index.ts";
+import {
+  type Content,
+  inlineUrlParts,
+  type MessageInput,
+  openaiChat,
+  type Response,
+} from "../../../src/index.ts";
 import { type FixtureInteraction, loadFixture } from "../../helpers/fixtures.ts";
 
 type Json = Record<string, unknown>;
@@ -105,7 +111,7 @@ function recordedBody(interaction: FixtureInteraction | undefined): Json {
   return normalized(interaction.request.body);
 }
 
-function assistantOf(response: Response): Message {
+function assistantOf(response: Response): MessageInput {
   return response.message;
 }
 
@@ -139,7 +145,7 @@ describe("OpenAI Chat cassettes: images", () => {
     const { posts } = await cassette("image_url_tool_response");
     const { provider, sent } = replay(posts);
     const tools = [{ name: "get_image", parameters: NO_ARGS }];
-    const question: Message = {
+    const question: MessageInput = {
       role: "user",
       content: "What food is in the image you can get from the get_image tool?",
     };
@@ -219,7 +225,7 @@ describe("OpenAI Chat cassettes: documents", () => {
         strict: true,
       },
     ];
-    const question: Message = {
+    const question: MessageInput = {
       role: "user",
       content: [
         {
@@ -274,7 +280,7 @@ describe("OpenAI Chat cassettes: documents", () => {
 
 describe("OpenAI Chat cassettes: structured output", () => {
   const tools = [{ name: "get_user_country", parameters: NO_ARGS }];
-  const question: Message = { role: "user", content: "What is the largest city in the user country?" };
+  const question: MessageInput = { role: "user", content: "What is the largest city in the user country?" };
 
   it("openai_native_output: json_schema → response_format; the tool turn carries no object, the answer does", async () => {
     const { posts } = await cassette("openai_native_output");
@@ -305,7 +311,7 @@ describe("OpenAI Chat cassettes: structured output", () => {
     const { posts } = await cassette("openai_prompted_output");
     const { provider, sent } = replay(posts);
     const system = ((posts[0]!.request!.body as Json).messages as Json[])[0]!.content as string;
-    const history: Message[] = [{ role: "system", content: system }, question];
+    const history: MessageInput[] = [{ role: "system", content: system }, question];
     const first = await provider.complete(history, tools, {
       toolChoice: "auto",
       responseFormat: { type: "json" },
