@@ -91,7 +91,8 @@ export function prepareResponseFormat(
 /**
  * `response` with `object` set: its text parsed as JSON and validated by the format's Standard Schema,
  * if any. A refusal (`response.refusal`, or a `content-filter` stop) carries no object and is returned as
- * it is, and so is a turn that calls tools unless its text is the JSON (the answer comes after the tools). Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
+ * it is, and so is a turn that calls tools unless its text is the JSON (the answer comes after the tools).
+ * Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
  * response (and so the raw text).
  */
 export async function readStructuredOutput(
