@@ -91,7 +91,7 @@ export function prepareResponseFormat(
 /**
  * `response` with `object` set: its text parsed as JSON and validated by the format's Standard Schema,
  * if any. A refusal (`response.refusal`, or a `content-filter` stop) carries no object and is returned as
- * it is. Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
+ * it is, and so is a response that calls tools (a turn of the agent loop, before the answer). Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
  * response (and so the raw text).
  */
 export async function readStructuredOutput(
@@ -100,6 +100,8 @@ export async function readStructuredOutput(
 ): Promise<Response> {
   if (format === undefined) return response;
   if (response.refusal !== undefined || response.stopReason === "content-filter") return response;
+  // A turn of the agent loop: the model called the caller's tools, the answer comes after their results.
+  if (response.message.toolCalls.length > 0) return response;
   const text = contentText(response.message.content);
   let value: unknown;
   try {
