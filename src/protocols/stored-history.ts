@@ -84,6 +84,9 @@ export function contentOf(value: unknown, where: string, warnings: string[]): Co
       warnings.push(
         `${where}[${position}]${field}: not a valid content part (${issue?.message ?? "invalid"}); left out`,
       );
+      // Blank text in its place (left out like any blank text), so the parts after it keep their
+      // positions and the warnings and refusals about them name the right field.
+      parts.push({ type: "text", text: "" });
     }
   });
   return parts;

@@ -136,6 +136,24 @@ describe("parts in user messages", () => {
     });
   }
 
+  it("a stored part that is not valid is left out with a warning, and the parts after it keep their positions", () => {
+    const { blocks, refused } = userBlocks([
+      { type: "image", mediaType: "image/png", data: "not base64!" },
+      { type: "file", mediaType: "application/zip", data: PDF },
+      { type: "text", text: "after" },
+    ]);
+    expect(refused).toEqual([
+      { path: "messages[0].content[1]", message: expect.stringMatching(/application\/zip/) },
+    ]);
+    expect(blocks).toEqual([{ type: "text", text: "after" }]);
+    const { warnings } = build([
+      { role: "user", content: [{ type: "image", mediaType: "image/png", data: "!" }] },
+    ]);
+    expect(warnings).toEqual([
+      expect.stringMatching(/^messages\[0\]\.content\[0\]\.data: not a valid content part/),
+    ]);
+  });
+
   it("the provider raises the refusals as one ValidationError before any request", async () => {
     let requests = 0;
     const provider = anthropic({
