@@ -24,8 +24,11 @@ export interface TurnBlocks<B extends object> {
   withCallId(block: B, id: string): B;
   /** The result block with the id of the call it answers replaced. */
   withResultId(block: B, id: string): B;
-  /** A text block standing for a result that answers no call of the turn before it. */
-  orphanToText(block: B): B;
+  /**
+   * A text block standing for a result that answers no call of the turn before it (or that text block
+   * followed by the result's images and documents, for protocols whose results carry them).
+   */
+  orphanToText(block: B): B | B[];
   /** The error result answering a call that has none. */
   missingResult(id: string): B;
   /** The text of a text block; undefined for every other block. */
@@ -135,9 +138,9 @@ function pairToolResults<B extends object>(
     const previous = turns[position - 1];
     /** Calls of the turn before, each answered at most once. */
     const open = new Set(previous?.role === "assistant" ? callIds(previous, blocks) : []);
-    const content = turn.content.map((block) => {
+    const content = turn.content.flatMap((block) => {
       const id = blocks.resultId(block);
-      if (id === undefined || open.delete(id)) return block;
+      if (id === undefined || open.delete(id)) return [block];
       warnings.push(
         `tool result for call ${clipped(id)} has no matching tool call in the turn before it; sent as text`,
       );

@@ -82,6 +82,9 @@ export function contentOf(value: unknown, where: string, warnings: string[]): Co
       const { path, message } = checked.issue;
       const field = path.length > 0 ? `.${path.map(String).join(".")}` : "";
       warnings.push(`${where}[${position}]${field}: not a valid content part (${message}); left out`);
+      // Blank text in its place (left out like any blank text), so the parts after it keep their
+      // positions and the warnings and refusals about them name the right field.
+      parts.push({ type: "text", text: "" });
     }
   });
   return parts;

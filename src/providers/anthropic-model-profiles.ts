@@ -2,8 +2,10 @@
  * What each Claude model supports. Behaviour diverges per model, not per vendor: thinking modes, whether
  * prior turns' thinking stays in context, output limits and prices all move between versions of one family.
  *
- * Sources: Anthropic's models overview, extended/adaptive thinking, and pricing pages (facts, as of late
- * 2026). Prices are US dollars per million tokens.
+ * Sources: Anthropic's models overview, extended/adaptive thinking, structured outputs and pricing pages
+ * (facts, as of late 2026). Prices are US dollars per million tokens. Native structured output
+ * (`output_config.format`) is generally available on Opus 4.5 and later, Sonnet 4.5 and later and Haiku
+ * 4.5; older models get structured output as a forced tool call.
  *
  * @module
  */
@@ -28,6 +30,7 @@ type Row = readonly [
   family: string,
   thinking: AnthropicThinkingMode,
   effort: boolean,
+  structuredOutput: boolean,
   keepsPriorThinking: boolean,
   maxOutputTokens: number,
   contextWindow: number,
@@ -40,22 +43,22 @@ type Row = readonly [
  * objects: this table ships in every Worker that uses the adapter.
  */
 const ROWS: readonly Row[] = [
-  ["claude-opus-4-8", "adaptive-only", true, true, 128_000, 1_000_000, 5, 25],
-  ["claude-opus-4-7", "adaptive-only", true, true, 128_000, 1_000_000, 5, 25],
-  ["claude-opus-4-6", "adaptive-or-budget", true, true, 128_000, 1_000_000, 5, 25],
-  ["claude-opus-4-5", "budget", true, true, 64_000, 200_000, 5, 25],
-  ["claude-opus-4-1", "budget", false, false, 32_000, 200_000, 15, 75],
-  ["claude-opus-4", "budget", false, false, 32_000, 200_000, 15, 75],
-  ["claude-sonnet-4-6", "adaptive-or-budget", true, true, 64_000, 1_000_000, 3, 15],
-  ["claude-sonnet-4-5", "budget", false, false, 64_000, 200_000, 3, 15],
-  ["claude-sonnet-4", "budget", false, false, 64_000, 200_000, 3, 15],
-  ["claude-haiku-4-5", "budget", false, false, 64_000, 200_000, 1, 5],
-  ["claude-3-7-sonnet", "budget", false, false, 64_000, 200_000, 3, 15],
-  ["claude-3-5-haiku", "none", false, false, 8_192, 200_000, 0.8, 4],
-  ["claude-3-5-sonnet", "none", false, false, 8_192, 200_000, 3, 15],
-  ["claude-3-opus", "none", false, false, 4_096, 200_000, 15, 75],
-  ["claude-3-sonnet", "none", false, false, 4_096, 200_000, 3, 15],
-  ["claude-3-haiku", "none", false, false, 4_096, 200_000, 0.25, 1.25],
+  ["claude-opus-4-8", "adaptive-only", true, true, true, 128_000, 1_000_000, 5, 25],
+  ["claude-opus-4-7", "adaptive-only", true, true, true, 128_000, 1_000_000, 5, 25],
+  ["claude-opus-4-6", "adaptive-or-budget", true, true, true, 128_000, 1_000_000, 5, 25],
+  ["claude-opus-4-5", "budget", true, true, true, 64_000, 200_000, 5, 25],
+  ["claude-opus-4-1", "budget", false, false, false, 32_000, 200_000, 15, 75],
+  ["claude-opus-4", "budget", false, false, false, 32_000, 200_000, 15, 75],
+  ["claude-sonnet-4-6", "adaptive-or-budget", true, true, true, 64_000, 1_000_000, 3, 15],
+  ["claude-sonnet-4-5", "budget", false, true, false, 64_000, 200_000, 3, 15],
+  ["claude-sonnet-4", "budget", false, false, false, 64_000, 200_000, 3, 15],
+  ["claude-haiku-4-5", "budget", false, true, false, 64_000, 200_000, 1, 5],
+  ["claude-3-7-sonnet", "budget", false, false, false, 64_000, 200_000, 3, 15],
+  ["claude-3-5-haiku", "none", false, false, false, 8_192, 200_000, 0.8, 4],
+  ["claude-3-5-sonnet", "none", false, false, false, 8_192, 200_000, 3, 15],
+  ["claude-3-opus", "none", false, false, false, 4_096, 200_000, 15, 75],
+  ["claude-3-sonnet", "none", false, false, false, 4_096, 200_000, 3, 15],
+  ["claude-3-haiku", "none", false, false, false, 4_096, 200_000, 0.25, 1.25],
 ];
 
 /**
@@ -66,17 +69,20 @@ const ROWS: readonly Row[] = [
  */
 export function anthropicModelProfile(model: string): AnthropicModelProfile {
   const id = normalizeModelId(model);
-  for (const [family, thinking, effort, keeps, maxOutput, context, input, output] of ROWS) {
-    if (matchesFamily(id, family))
-      return profile(family, thinking, effort, keeps, maxOutput, context, anthropicPrices(input, output));
+  for (const [family, thinking, effort, structured, keeps, maxOutput, context, input, output] of ROWS) {
+    if (matchesFamily(id, family)) {
+      const prices = anthropicPrices(input, output);
+      return profile(family, thinking, effort, structured, keeps, maxOutput, context, prices);
+    }
   }
   const version = /claude-(?:[a-z]+-)?(\d+)(?:-(\d{1,2})(?!\d))?/.exec(id);
   const major = Number(version?.[1] ?? 0);
   const minor = Number(version?.[2] ?? 0);
   if (major >= 5 || (major === 4 && minor >= 7)) {
-    return profile("claude-newer", "adaptive-only", true, true, 128_000, 1_000_000, undefined);
+    return profile("claude-newer", "adaptive-only", true, true, true, 128_000, 1_000_000, undefined);
   }
-  return profile("unknown", "adaptive-or-budget", true, true, 64_000, 200_000, undefined);
+  // An unknown id may be an old model: structured output as a forced tool, which every Claude takes.
+  return profile("unknown", "adaptive-or-budget", true, false, true, 64_000, 200_000, undefined);
 }
 
 /**
@@ -101,6 +107,7 @@ function profile(
   family: string,
   thinking: AnthropicThinkingMode,
   effort: boolean,
+  structuredOutput: boolean,
   keepsPriorThinking: boolean,
   maxOutputTokens: number,
   contextWindow: number,
@@ -110,6 +117,7 @@ function profile(
     family,
     thinking,
     effort,
+    structuredOutput,
     keepsPriorThinking,
     maxOutputTokens,
     contextWindow,

@@ -230,6 +230,8 @@ function anthropicMessage(events: readonly Json[]): { body: Json; cut: Map<strin
       case "message_delta": {
         if ("stop_reason" in delta) message.stop_reason = delta.stop_reason;
         if ("stop_sequence" in delta) message.stop_sequence = delta.stop_sequence;
+        // A refusal's `stop_details` (its explanation): on the message, as the whole answer has it.
+        if ("stop_details" in delta) message.stop_details = delta.stop_details;
         // The delta's counts are cumulative: each one it reports replaces message_start's.
         const usage = { ...((message.usage ?? {}) as Json) };
         for (const [key, value] of Object.entries((event.usage ?? {}) as Json))
@@ -281,7 +283,11 @@ function anthropicEvents(message: Json): Json[] {
   });
   events.push({
     type: "message_delta",
-    delta: { stop_reason: message.stop_reason, stop_sequence: message.stop_sequence ?? null },
+    delta: {
+      stop_reason: message.stop_reason,
+      stop_sequence: message.stop_sequence ?? null,
+      ...("stop_details" in message ? { stop_details: message.stop_details } : {}),
+    },
     usage: { output_tokens: usage.output_tokens },
   });
   events.push({ type: "message_stop" });

@@ -34,6 +34,11 @@ export interface AnthropicModelProfile {
   /** Whether `output_config.effort` is accepted. */
   effort: boolean;
   /**
+   * Whether `output_config.format` (native JSON-Schema output) is accepted. Without it structured output
+   * goes as a forced tool call.
+   */
+  structuredOutput: boolean;
+  /**
    * Whether the model keeps every prior turn's thinking in context (and bills it as input). Models that
    * do not strip all but the last turn's thinking server-side.
    */

@@ -37,10 +37,30 @@ export interface AnthropicToolUseBlock extends AnthropicBlock {
   input: Record<string, unknown>;
 }
 
+/** An image: base64 (`image/jpeg`, `image/png`, `image/gif`, `image/webp`) or an https URL. */
+export interface AnthropicImageBlock extends AnthropicBlock {
+  type: "image";
+  source: { type: "base64"; media_type: string; data: string } | { type: "url"; url: string };
+}
+
+/**
+ * A document: a PDF (base64 or an https URL) or plain text (`source.type: "text"`, the text itself).
+ * `title` is shown to the model.
+ */
+export interface AnthropicDocumentBlock extends AnthropicBlock {
+  type: "document";
+  source:
+    | { type: "base64"; media_type: "application/pdf"; data: string }
+    | { type: "url"; url: string }
+    | { type: "text"; media_type: "text/plain"; data: string };
+  title?: string;
+}
+
+/** A tool's result: text, or text, image and document blocks. */
 export interface AnthropicToolResultBlock extends AnthropicBlock {
   type: "tool_result";
   tool_use_id: string;
-  content: string;
+  content?: string | AnthropicBlock[];
   is_error?: boolean;
 }
 
@@ -73,6 +93,17 @@ export type AnthropicThinkingParam =
   | { type: "adaptive" }
   | { type: "disabled" };
 
+/**
+ * `output_config`: the effort level, and structured output (`format`: the answer is JSON matching
+ * `schema`; every object in it must close with `additionalProperties: false`).
+ *
+ * @see https://platform.claude.com/docs/en/build-with-claude/structured-outputs
+ */
+export interface AnthropicOutputConfig {
+  effort?: "low" | "medium" | "high" | "max";
+  format?: { type: "json_schema"; schema: Record<string, unknown> };
+}
+
 /** The request body of `POST /v1/messages` (and of Bedrock InvokeModel, minus `model`). */
 export interface AnthropicRequestBody {
   model?: string;
@@ -83,7 +114,7 @@ export interface AnthropicRequestBody {
   tools?: AnthropicTool[];
   tool_choice?: AnthropicToolChoice;
   thinking?: AnthropicThinkingParam;
-  output_config?: { effort: "low" | "medium" | "high" | "max" };
+  output_config?: AnthropicOutputConfig;
   temperature?: number;
   top_p?: number;
   top_k?: number;
@@ -115,6 +146,8 @@ export interface AnthropicMessage {
   content: AnthropicBlock[];
   stop_reason?: string | null;
   stop_sequence?: string | null;
+  /** With a `refusal` stop: `{ type: "refusal", category, explanation }`. */
+  stop_details?: { type?: string; explanation?: string | null; [field: string]: unknown } | null;
   usage?: AnthropicUsage | null;
   [field: string]: unknown;
 }

@@ -86,6 +86,9 @@ export class AnthropicStreamAssembler {
       }
       case "message_delta":
         if (event.delta && "stop_reason" in event.delta) this.#message.stop_reason = event.delta.stop_reason;
+        // A refusal's explanation: `Response.refusal` when the model wrote nothing.
+        if (event.delta && "stop_details" in event.delta)
+          this.#message.stop_details = event.delta.stop_details as AnthropicMessage["stop_details"];
         if (event.usage) {
           this.#message.usage = mergeAnthropicUsage(this.#message.usage ?? {}, event.usage);
           out.push({ type: "usage", usage: mapAnthropicUsage(this.#message.usage) });

@@ -1,6 +1,14 @@
+import type { Content } from "../../core/content.ts";
 import type { MessageInput } from "../../core/message.ts";
+import type { ValidationIssue } from "../../core/validation-error.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
-import { assistantBlocksOf, type NeutralBlockWriter, textOnlyOf, userBlocksOf } from "../neutral-blocks.ts";
+import {
+  assistantBlocksOf,
+  contentBlocksOf,
+  type NeutralBlockWriter,
+  textOnlyOf,
+  userBlocksOf,
+} from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
   forEachStoredMessage,
@@ -19,6 +27,7 @@ import {
   type AnthropicTextBlock,
   type AnthropicToolResultBlock,
 } from "./anthropic-wire.ts";
+import { type AnthropicPartContext, anthropicPartBlock } from "./map-anthropic-part.ts";
 
 /** Block types only a user turn may carry. */
 const USER_ONLY_BLOCKS: ReadonlySet<string> = new Set(["tool_result", "image", "document", "search_result"]);
@@ -35,6 +44,14 @@ export interface ConvertedAnthropicMessages {
   system: AnthropicTextBlock[];
   messages: AnthropicMessageParam[];
   warnings: string[];
+  /** Parts the endpoint cannot take (each naming its field): the request must not be sent. */
+  refused: ValidationIssue[];
+}
+
+/** How the endpoint differs from the first-party API. */
+export interface AnthropicConvertOptions {
+  /** Whether `url` image and document sources are taken (default true; Bedrock InvokeModel: false). */
+  urlSources?: boolean;
 }
 
 export { MISSING_TOOL_RESULT };
@@ -53,16 +70,23 @@ export { MISSING_TOOL_RESULT };
  *   them); thinking blocks are never touched.
  * - Tool calls with malformed or non-object arguments get `{}`; calls missing an id or a name are dropped.
  * - Tool results go in user turns, before any text. A result with no matching call in the turn before it
- *   becomes a text block; a call with no result gets an error result ({@link MISSING_TOOL_RESULT}).
+ *   becomes a text block (followed by its images and documents); a call with no result gets an error
+ *   result ({@link MISSING_TOOL_RESULT}).
+ * - Image and file parts, in user messages and in tool results, become `image` and `document` blocks
+ *   (`anthropicPartBlock`); a part the endpoint cannot take is listed in `refused`, naming its field.
+ *   Assistant turns carry text only: their parts are left out with a warning.
  * - Turns left with no content are dropped; consecutive turns of one role are merged.
  */
 export function convertToAnthropicMessages(
   messages: readonly MessageInput[] | readonly unknown[],
   target: AnthropicReplayTarget,
+  options: AnthropicConvertOptions = {},
 ): ConvertedAnthropicMessages {
   const warnings: string[] = [];
+  const refused: ValidationIssue[] = [];
   const system: AnthropicTextBlock[] = [];
   const turns: AnthropicMessageParam[] = [];
+  const writer = anthropicNeutral(warnings, { urlSources: options.urlSources ?? true, refused });
 
   forEachStoredMessage(messages, warnings, (raw, role, index) => {
     switch (role) {
@@ -73,21 +97,22 @@ export function convertToAnthropicMessages(
       }
       case "user":
       case "tool":
-        turns.push({ role: "user", content: userBlocksOf(raw, index, anthropicNeutral(warnings), warnings) });
+        turns.push({ role: "user", content: userBlocksOf(raw, index, writer, warnings) });
         return;
       case "assistant":
-        turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, warnings) });
+        turns.push({ role: "assistant", content: assistantBlocks(raw, index, target, writer, warnings) });
         return;
     }
   });
 
-  return { system, messages: repairTurns(turns, ANTHROPIC_BLOCKS, warnings), warnings };
+  return { system, messages: repairTurns(turns, ANTHROPIC_BLOCKS, warnings), warnings, refused };
 }
 
 function assistantBlocks(
   raw: Record<string, unknown>,
   index: number,
   target: AnthropicReplayTarget,
+  writer: NeutralBlockWriter<AnthropicBlock>,
   warnings: string[],
 ): AnthropicBlock[] {
   return replayOrRebuild(
@@ -97,7 +122,7 @@ function assistantBlocks(
     warnings,
     {
       replay: (blocks) => replayNative(blocks, warnings),
-      rebuild: () => assistantBlocksOf(raw, index, anthropicNeutral(warnings), warnings),
+      rebuild: () => assistantBlocksOf(raw, index, writer, warnings),
       isEmpty: (blocks) => blocks.length === 0,
     },
   );
@@ -156,30 +181,61 @@ function replayNative(blocks: readonly NativeBlock[], warnings: string[]): Anthr
   return replayed;
 }
 
-function toolResultBlock(callId: string, content: string, isError: boolean): AnthropicToolResultBlock {
-  const block: AnthropicToolResultBlock = { type: "tool_result", tool_use_id: callId, content };
+function toolResultBlock(
+  callId: string,
+  content: string | AnthropicBlock[],
+  isError: boolean,
+): AnthropicToolResultBlock {
+  const block: AnthropicToolResultBlock = { type: "tool_result", tool_use_id: callId };
   // A blank content string becomes a blank text block server-side, which the API rejects: leave it out.
-  if (isBlank(content)) delete (block as Partial<AnthropicToolResultBlock>).content;
+  if (typeof content === "string" ? !isBlank(content) : content.length > 0) block.content = content;
   if (isError) block.is_error = true;
   return block;
 }
 
-function orphanText(block: AnthropicBlock): string {
-  const content = typeof block.content === "string" ? block.content : "";
-  return orphanResultText(block.tool_use_id, content, block.is_error === true);
+/** A result that answers no call, as text: its header and text, then its images and documents. */
+function orphanBlocks(block: AnthropicBlock): AnthropicBlock[] {
+  const isError = block.is_error === true;
+  if (!Array.isArray(block.content)) {
+    const content = typeof block.content === "string" ? block.content : "";
+    return [{ type: "text", text: orphanResultText(block.tool_use_id, content, isError) }];
+  }
+  const blocks = block.content as AnthropicBlock[];
+  const leading = blocks[0]?.type === "text" && typeof blocks[0].text === "string" ? blocks[0].text : "";
+  const header = orphanResultText(block.tool_use_id, leading, isError);
+  return [{ type: "text", text: header }, ...(leading === "" ? blocks : blocks.slice(1))];
+}
+
+/**
+ * A tool result's content: text as a string (text parts joined), or — when it holds an image or a file
+ * — text, image and document blocks in order, which `tool_result.content` takes.
+ */
+function toolResultContent(
+  content: Content,
+  where: string,
+  writer: Pick<NeutralBlockWriter<AnthropicBlock>, "text" | "part">,
+  warnings: string[],
+): string | AnthropicBlock[] {
+  if (typeof content === "string" || content.every((part) => part.type === "text")) {
+    return textOnlyOf(content, where, warnings, "text only");
+  }
+  return contentBlocksOf(content, where, writer);
 }
 
 /** The blocks neutral fields become, for {@link userBlocksOf} and {@link assistantBlocksOf}. */
-function anthropicNeutral(warnings: string[]): NeutralBlockWriter<AnthropicBlock> {
+function anthropicNeutral(
+  warnings: string[],
+  context: AnthropicPartContext,
+): NeutralBlockWriter<AnthropicBlock> {
+  const text = (value: string): AnthropicBlock => ({ type: "text", text: value });
+  const part = (value: Parameters<typeof anthropicPartBlock>[0], where: string) =>
+    anthropicPartBlock(value, where, context);
   return {
-    text: (text) => ({ type: "text", text }),
-    part: (part, where) => {
-      warnings.push(`${where}: ${part.type} parts are not mapped to Anthropic Messages yet; left out`);
-      return undefined;
-    },
+    text,
+    part,
     toolCall: (id, name, input) => ({ type: "tool_use", id, name, input }),
     toolResult: (callId, content, isError, where) =>
-      toolResultBlock(callId, textOnlyOf(content, where, warnings, "not mapped yet"), isError),
+      toolResultBlock(callId, toolResultContent(content, where, { text, part }, warnings), isError),
   };
 }
 
@@ -189,7 +245,7 @@ const ANTHROPIC_BLOCKS: TurnBlocks<AnthropicBlock> = {
   resultId: (block) => (block.type === "tool_result" ? safeString(block.tool_use_id) : undefined),
   withCallId: (block, id) => ({ ...block, id }),
   withResultId: (block, id) => ({ ...block, tool_use_id: id }),
-  orphanToText: (block) => ({ type: "text", text: orphanText(block) }),
+  orphanToText: orphanBlocks,
   missingResult: (id) => toolResultBlock(id, MISSING_TOOL_RESULT, true),
   text: (block) => (block.type === "text" && typeof block.text === "string" ? block.text : undefined),
   maxIdLength: Number.POSITIVE_INFINITY,

@@ -31,16 +31,19 @@ export { applyAnthropicThinking } from "./apply-anthropic-thinking.ts";
 export { AnthropicStreamAssembler, assembleAnthropicStream } from "./assemble-anthropic-stream.ts";
 export { type AnthropicRequestInput, buildAnthropicRequest } from "./build-anthropic-request.ts";
 export {
+  type AnthropicConvertOptions,
   type AnthropicReplayTarget,
   type ConvertedAnthropicMessages,
   convertToAnthropicMessages,
   MISSING_TOOL_RESULT,
 } from "./convert-to-anthropic-messages.ts";
 export { mapAnthropicError } from "./map-anthropic-error.ts";
+export { type AnthropicPartContext, anthropicPartBlock } from "./map-anthropic-part.ts";
 export { mapAnthropicStopReason } from "./map-anthropic-stop-reason.ts";
 export { mapAnthropicUsage } from "./map-anthropic-usage.ts";
 export {
   type AnthropicResponseContext,
+  DEFAULT_REFUSAL,
   isAnthropicMessage,
   parseAnthropicResponse,
 } from "./parse-anthropic-response.ts";

@@ -16,6 +16,16 @@ export interface AnthropicResponseContext {
   warnings?: readonly string[];
 }
 
+/** `Response.refusal` of a refusal that came with neither text nor an explanation. */
+export const DEFAULT_REFUSAL = "The model declined to answer (stop_reason: refusal).";
+
+/** The refusal's words: the model's text, else the API's explanation, else {@link DEFAULT_REFUSAL}. */
+function refusalText(text: string, details: unknown): string {
+  if (text.trim() !== "") return text;
+  const explanation = (details as { explanation?: unknown } | null | undefined)?.explanation;
+  return typeof explanation === "string" && explanation.trim() !== "" ? explanation : DEFAULT_REFUSAL;
+}
+
 /** Whether a 2xx JSON body is a Messages API message (it has a `content` array), first-party or on Bedrock. */
 export function isAnthropicMessage(json: object): json is AnthropicMessage {
   return Array.isArray((json as AnthropicMessage).content);
@@ -32,7 +42,9 @@ export interface AnthropicStreamReading {
 /**
  * A whole Messages API response → `Response`. `native.blocks` is the `content` array verbatim (signed
  * thinking, redacted thinking, server tool blocks included); text is the text blocks joined; client
- * `tool_use` blocks become tool calls; thinking text becomes the display-only `reasoning`.
+ * `tool_use` blocks become tool calls; thinking text becomes the display-only `reasoning`. A
+ * `stop_reason: "refusal"` is a refusal: `refusal` holds the text the model wrote, else the
+ * `stop_details.explanation`, else {@link DEFAULT_REFUSAL}; `stopReason` is `content-filter`.
  *
  * The stream assembler hands its rebuilt message here too (with what only a stream has: `reading`), so a
  * whole answer and the same answer streamed give the very same `Response`.
@@ -80,6 +92,7 @@ export function parseAnthropicResponse(
     provider: context.provider,
   };
   if (json.stop_reason) response.rawStopReason = json.stop_reason;
+  if (json.stop_reason === "refusal") response.refusal = refusalText(text, json.stop_details);
   if (json.id) response.id = json.id;
   if (reasoning) response.reasoning = reasoning;
   const warnings = [...(context.warnings ?? []), ...(reading.warnings ?? [])];

@@ -23,6 +23,7 @@ export const AnthropicProfileSchema = z.optional(
     family: z.optional(z.string()),
     thinking: z.optional(z.enum(["adaptive-only", "adaptive-or-budget", "budget", "none"])),
     effort: z.optional(z.boolean()),
+    structuredOutput: z.optional(z.boolean()),
     keepsPriorThinking: z.optional(z.boolean()),
     maxOutputTokens: positiveInt(),
     contextWindow: positiveInt(),
