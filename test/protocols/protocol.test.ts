@@ -4,6 +4,7 @@
  * a whole answer and the same answer streamed give one `Response`, `mapError` / `mapUsage` /
  * `mapStopReason` are total, and `replaysNative` is the rule `buildRequest` actually applies.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PROVIDER_ERROR_KINDS } from "../../src/core/provider-error.ts";
 import type { Response as ModelResponse } from "../../src/core/response.ts";
@@ -587,6 +588,142 @@ describe.each(CASES)("$label", (entry) => {
     const { body, warnings } = protocol.buildRequest(entry.request(junk));
     expect(body).toEqual(expect.any(Object));
     expect(warnings.length).toBeGreaterThan(0);
+  });
+});
+
+// ---------------------------------------------------------------------------------------------------
+// Content parts and structured output, over every protocol (issue 16).
+
+/** A part that can be found again in a request body: its marker is unique to it. */
+interface MarkedPart {
+  part: Record<string, unknown>;
+  /** Strings of which one must be in the body if the part went out (its data, its decoded text, its URL). */
+  markers: string[];
+}
+
+const asciiBase64 = (text: string) => btoa(text);
+
+/** Random valid parts, each carrying a unique marker: text, images and files, inline and by URL. */
+function partArb(tag: string): fc.Arbitrary<MarkedPart> {
+  const unique = fc
+    .string({ unit: fc.constantFrom(..."abcdefghijklmnop"), minLength: 8, maxLength: 8 })
+    .map((letters) => `${tag}${letters}`);
+  return fc.oneof(
+    unique.map((mark) => ({ part: { type: "text", text: `text ${mark}` }, markers: [`text ${mark}`] })),
+    fc
+      .tuple(unique, fc.constantFrom("image/png", "image/jpeg", "image/gif", "image/webp", "image/tiff"))
+      .map(([mark, mediaType]) => {
+        const data = asciiBase64(`img-${mark}`);
+        return { part: { type: "image", mediaType, data }, markers: [data] };
+      }),
+    fc
+      .tuple(unique, fc.constantFrom("https://img.example/", "gs://bucket/", "s3://bucket/"))
+      .map(([mark, base]) => {
+        const url = `${base}${mark}.png`;
+        return { part: { type: "image", url }, markers: [url] };
+      }),
+    fc
+      .tuple(
+        unique,
+        fc.constantFrom("application/pdf", "text/plain", "text/csv", "application/x-unknown"),
+        fc.option(fc.constantFrom("report.pdf", "notes (v2).txt", "a  b?.pdf"), { nil: undefined }),
+      )
+      .map(([mark, mediaType, filename]) => {
+        const text = `doc-${mark}`;
+        const data = asciiBase64(text);
+        const part: Record<string, unknown> = { type: "file", mediaType, data };
+        if (filename !== undefined) part.filename = filename;
+        return { part, markers: [data, text] };
+      }),
+    fc.tuple(unique, fc.constantFrom("https://docs.example/", "s3://bucket/")).map(([mark, base]) => {
+      const url = `${base}${mark}.pdf`;
+      return { part: { type: "file", url, mediaType: "application/pdf" }, markers: [url] };
+    }),
+  );
+}
+
+/** A history of user messages with parts and one tool turn whose result has parts; the path of every part. */
+const partsHistoryArb = fc
+  .tuple(
+    fc.array(fc.array(partArb("u"), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 }),
+    fc.array(partArb("r"), { minLength: 1, maxLength: 4 }),
+  )
+  .map(([users, result]) => {
+    const messages: unknown[] = [];
+    const placed: { path: string; marked: MarkedPart }[] = [];
+    users.forEach((parts, position) => {
+      const index = messages.length;
+      messages.push({ role: "user", content: parts.map((marked) => marked.part) });
+      parts.forEach((marked, at) => {
+        placed.push({ path: `messages[${index}].content[${at}]`, marked });
+      });
+      if (position === 0) {
+        messages.push({
+          role: "assistant",
+          content: "",
+          toolCalls: [{ id: "call_1", name: "shoot", arguments: {} }],
+          toolResults: [],
+          synthetic: false,
+        });
+        const tool = messages.length;
+        messages.push({
+          role: "tool",
+          toolResults: [{ callId: "call_1", content: result.map((marked) => marked.part), isError: false }],
+        });
+        result.forEach((marked, at) => {
+          placed.push({ path: `messages[${tool}].toolResults[0].content[${at}]`, marked });
+        });
+      }
+    });
+    return { messages, placed };
+  });
+
+/** Whether `text` names `path` exactly (not `content[1]` for `content[12]`). */
+function names(text: string, path: string): boolean {
+  return new RegExp(`${path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}(?![\\d])`).test(text);
+}
+
+describe.each(CASES)("$label: content parts and responseFormat", (entry) => {
+  it("random part lists never throw, and every part goes out or is named in a warning or a refusal", () => {
+    fc.assert(
+      fc.property(partsHistoryArb, ({ messages, placed }) => {
+        const built = entry.protocol.buildRequest(entry.request(messages));
+        const body = JSON.stringify(built.body);
+        const said = [
+          ...built.warnings,
+          ...(built.refused ?? []).map((issue) => `${issue.path}: ${issue.message}`),
+        ];
+        for (const { path, marked } of placed) {
+          const sent = marked.markers.some((marker) => body.includes(marker));
+          const named = said.some((line) => names(line, path));
+          expect(
+            sent || named,
+            `${path} ${JSON.stringify(marked.part).slice(0, 120)}: neither sent nor named`,
+          ).toBe(true);
+        }
+        for (const issue of built.refused ?? []) expect(issue.path).toMatch(/^(messages|responseFormat)/);
+      }),
+      { seed: 1616, numRuns: 300 },
+    );
+  });
+
+  it("responseFormat is never ignored: mapped into the body, sent as the output tool, or refused", () => {
+    const format = {
+      type: "json_schema" as const,
+      name: "city_fmt",
+      schema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+      strict: true,
+    };
+    const request = { ...entry.request([{ role: "user", content: "Oslo?" }]), format };
+    const built = entry.protocol.buildRequest(request);
+    const plain = entry.protocol.buildRequest(entry.request([{ role: "user", content: "Oslo?" }]));
+    const refused = (built.refused ?? []).some((issue) => issue.path.startsWith("responseFormat"));
+    const body = JSON.stringify(built.body);
+    if (!refused) {
+      expect(body).not.toBe(JSON.stringify(plain.body));
+      expect(body.includes("city_fmt") || body.includes('"city"')).toBe(true);
+      if (built.outputTool !== undefined) expect(built.outputTool).toBe("city_fmt");
+    }
   });
 });
 
