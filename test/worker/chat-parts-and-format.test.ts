@@ -1,0 +1,259 @@
+/**
+ * Images, files and structured output through the gateway's /v1/chat/completions, inside workerd: the
+ * official `openai` client (`response_format` json_schema from a zod schema, an `image_url` data URL) and
+ * the AI SDK's `generateObject` through `@ai-sdk/openai-compatible` get a schema-valid object, streamed and
+ * not; refusals come back as `message.refusal`; refused fields are a 400 the client raises. The route
+ * behind is a recording provider registered as a protocol (`createWorker({ providers: { factories } })`):
+ * the test checks the neutral call it received — the image part and the format — as any route's protocol
+ * gets it.
+ */
+import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
+import { generateObject, streamObject } from "ai";
+import OpenAI from "openai";
+import { zodResponseFormat } from "openai/helpers/zod";
+import { describe, expect, it } from "vitest";
+import * as z from "zod";
+import { FakeProvider, type FakeStep } from "../../src/testing.ts";
+import { createWorker } from "../../src/worker/app.ts";
+import { gatewayEnv, TOKEN } from "./helpers.ts";
+
+const PNG =
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
+const PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjIgMCBvYmoKPDwvTGVuZ3RoIDMgMCBSPj4Kc3RyZWFtCg==";
+
+const Invoice = z.object({ vendor: z.string(), total: z.number(), paid: z.boolean() });
+const ANSWER = { vendor: "ACME", total: 42.5, paid: false };
+
+/** A gateway whose `recorder` route is `fake` (every call recorded as the route's protocol receives it). */
+function gatewayOver(...script: FakeStep[]) {
+  const fake = new FakeProvider({ name: "recorder", model: "recorder-1", script });
+  const worker = createWorker({
+    config: { routes: { recorder: { protocol: "recorder", model: "recorder-1" } } },
+    providers: { factories: { recorder: { schema: {}, build: () => fake } } },
+    log: () => {},
+  });
+  const fetchImpl = (async (url: RequestInfo | URL, init?: RequestInit) =>
+    worker.app.fetch(new Request(url, init), gatewayEnv)) as typeof fetch;
+  return { fake, fetch: fetchImpl };
+}
+
+function openaiClient(fetchImpl: typeof fetch): OpenAI {
+  return new OpenAI({ apiKey: TOKEN, baseURL: "http://gateway.test/v1", maxRetries: 0, fetch: fetchImpl });
+}
+
+/** The JSON of `ANSWER`, in two deltas when streamed. */
+const jsonReply: FakeStep = { text: JSON.stringify(ANSWER), chunkSize: 20 };
+
+/** What the route received: the image inline, and the format the client asked for. */
+function expectImageAndFormat(fake: FakeProvider, format: Record<string, unknown>) {
+  expect(fake.calls).toHaveLength(1);
+  const [call] = fake.calls;
+  expect(call!.messages.at(-1)!.content).toEqual([
+    { type: "text", text: "Read this invoice." },
+    { type: "image", mediaType: "image/png", data: PNG },
+  ]);
+  expect(call!.options.responseFormat).toEqual(format);
+}
+
+const INVOICE_FORMAT = {
+  type: "json_schema",
+  name: "invoice",
+  schema: expect.objectContaining({
+    type: "object",
+    properties: {
+      vendor: { type: "string" },
+      total: { type: "number" },
+      paid: { type: "boolean" },
+    },
+    required: ["vendor", "total", "paid"],
+  }),
+  strict: true,
+};
+
+const imageMessage: OpenAI.Chat.Completions.ChatCompletionMessageParam = {
+  role: "user",
+  content: [
+    { type: "text", text: "Read this invoice." },
+    { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}`, detail: "auto" } },
+  ],
+};
+
+describe("the openai client: response_format json_schema and an image_url data URL", () => {
+  it("chat.completions.parse: a schema-valid object; the route got the image and the format", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const completion = await openaiClient(fetch).chat.completions.parse({
+      model: "recorder",
+      messages: [{ role: "system", content: "Extract the invoice." }, imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    });
+    const message = completion.choices[0]!.message;
+    expect(message.parsed).toEqual(ANSWER);
+    expect(Invoice.parse(JSON.parse(message.content!))).toEqual(ANSWER);
+    expect(message.refusal).toBeNull();
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    expectImageAndFormat(fake, INVOICE_FORMAT);
+  });
+
+  it("streamed (chat.completions.stream): the same object from the deltas", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const runner = openaiClient(fetch).chat.completions.stream({
+      model: "recorder",
+      messages: [imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    });
+    const final = await runner.finalChatCompletion();
+    expect(final.choices[0]!.message.parsed).toEqual(ANSWER);
+    expect(fake.calls[0]!.method).toBe("stream");
+    expectImageAndFormat(fake, INVOICE_FORMAT);
+  });
+
+  it("json_object with a PDF file part: responseFormat json, the file inline with its name", async () => {
+    const { fake, fetch } = gatewayOver({ text: '{"pages":1}' });
+    const completion = await openaiClient(fetch).chat.completions.create({
+      model: "recorder",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "How many pages? Answer in JSON." },
+            {
+              type: "file",
+              file: { filename: "invoice.pdf", file_data: `data:application/pdf;base64,${PDF}` },
+            },
+          ],
+        },
+      ],
+      response_format: { type: "json_object" },
+    });
+    expect(JSON.parse(completion.choices[0]!.message.content!)).toEqual({ pages: 1 });
+    expect(fake.calls[0]!.options.responseFormat).toEqual({ type: "json" });
+    expect(fake.calls[0]!.messages[0]!.content).toEqual([
+      { type: "text", text: "How many pages? Answer in JSON." },
+      { type: "file", mediaType: "application/pdf", data: PDF, filename: "invoice.pdf" },
+    ]);
+  });
+
+  it("a refusal is message.refusal (parsed null), streamed as delta.refusal; finish_reason stop", async () => {
+    const refused: FakeStep = {
+      events: [
+        {
+          type: "done",
+          response: {
+            message: { role: "assistant", content: "", toolCalls: [], toolResults: [], synthetic: false },
+            refusal: "I can't help with that.",
+            stopReason: "content-filter",
+            usage: { inputTokens: 10, outputTokens: 6 },
+            model: "recorder-1",
+            provider: "recorder",
+          },
+        },
+      ],
+    };
+    const { fetch } = gatewayOver(refused, refused);
+    const client = openaiClient(fetch);
+    const request = {
+      model: "recorder",
+      messages: [imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    };
+    const completion = await client.chat.completions.parse(request);
+    expect(completion.choices[0]!.message).toMatchObject({
+      content: null,
+      refusal: "I can't help with that.",
+      parsed: null,
+    });
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    const streamed = await client.chat.completions.stream(request).finalChatCompletion();
+    expect(streamed.choices[0]!.message.refusal).toBe("I can't help with that.");
+    expect(streamed.choices[0]!.message.parsed).toBeNull();
+  });
+
+  it("a field that would change the answer is a 400 the client raises, naming it; nothing is called", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const error = await openaiClient(fetch)
+      .chat.completions.create({ model: "recorder", messages: [imageMessage], n: 2, logprobs: true })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    const body = (error as InstanceType<typeof OpenAI.BadRequestError>).error as {
+      issues: { path: string }[];
+    };
+    expect(body.issues.map((issue) => issue.path)).toEqual(["n", "logprobs"]);
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it("an input_audio part is a 400 naming it", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const error = await openaiClient(fetch)
+      .chat.completions.create({
+        model: "recorder",
+        messages: [
+          { role: "user", content: [{ type: "input_audio", input_audio: { data: "AAAA", format: "wav" } }] },
+        ],
+      })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((error as Error).message).toContain("messages[0].content[0].input_audio");
+    expect(fake.calls).toHaveLength(0);
+  });
+});
+
+describe("the AI SDK's generateObject through @ai-sdk/openai-compatible", () => {
+  const model = (fetchImpl: typeof fetch, supportsStructuredOutputs = true) =>
+    createOpenAICompatible({
+      name: "modelwire",
+      baseURL: "http://gateway.test/v1",
+      apiKey: TOKEN,
+      fetch: fetchImpl,
+      supportsStructuredOutputs,
+    })("recorder");
+
+  const prompt = [
+    {
+      role: "user" as const,
+      content: [
+        { type: "text" as const, text: "Read this invoice." },
+        { type: "image" as const, image: `data:image/png;base64,${PNG}`, mediaType: "image/png" },
+      ],
+    },
+  ];
+
+  it("generateObject: a schema-valid object; the route got the image and the json_schema format", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const result = await generateObject({
+      model: model(fetch),
+      schema: Invoice,
+      schemaName: "invoice",
+      messages: prompt,
+    });
+    expect(result.object).toEqual(ANSWER);
+    expectImageAndFormat(fake, INVOICE_FORMAT);
+  });
+
+  it("streamObject: the same object from the streamed deltas", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const errors: unknown[] = [];
+    const result = streamObject({
+      model: model(fetch),
+      schema: Invoice,
+      schemaName: "invoice",
+      messages: prompt,
+      onError: ({ error }) => {
+        errors.push(error);
+      },
+    });
+    const partials: unknown[] = [];
+    for await (const partial of result.partialObjectStream) partials.push(partial);
+    expect(errors).toEqual([]);
+    expect(partials.at(-1)).toEqual(ANSWER);
+    expect(await result.object).toEqual(ANSWER);
+    expect(fake.calls[0]!.method).toBe("stream");
+    expectImageAndFormat(fake, INVOICE_FORMAT);
+  });
+
+  it("without supportsStructuredOutputs the SDK sends json_object: responseFormat json", async () => {
+    const { fake, fetch } = gatewayOver(jsonReply);
+    const result = await generateObject({ model: model(fetch, false), schema: Invoice, messages: prompt });
+    expect(result.object).toEqual(ANSWER);
+    expectImageAndFormat(fake, { type: "json" });
+  });
+});
