@@ -91,7 +91,7 @@ export function prepareResponseFormat(
 /**
  * `response` with `object` set: its text parsed as JSON and validated by the format's Standard Schema,
  * if any. A refusal (`response.refusal`, or a `content-filter` stop) carries no object and is returned as
- * it is. Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
+ * it is, and so is a turn that only calls tools (no text: a step of the agent loop). Text that is not JSON, or JSON the schema rejects, is a {@link StructuredOutputError} keeping the
  * response (and so the raw text).
  */
 export async function readStructuredOutput(
@@ -101,6 +101,8 @@ export async function readStructuredOutput(
   if (format === undefined) return response;
   if (response.refusal !== undefined || response.stopReason === "content-filter") return response;
   const text = contentText(response.message.content);
+  // A turn that only calls tools is a step of the agent loop, not the answer: no object yet.
+  if (response.message.toolCalls.length > 0 && text.trim() === "") return response;
   let value: unknown;
   try {
     value = JSON.parse(unfenced(text));

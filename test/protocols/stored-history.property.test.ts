@@ -490,7 +490,9 @@ function chatViolation(
     if (open.size > 0) return `${where}: calls ${[...open].join(",")} left unanswered`;
     if (!["system", "user", "assistant"].includes(message.role)) return `${where}: role ${message.role}`;
     if (message.role !== "assistant") {
-      if (typeof message.content !== "string") return `${where}: content is not text`;
+      // User messages may hold parts (a non-empty list); system messages take text only.
+      const parts = message.role === "user" && Array.isArray(message.content) && message.content.length > 0;
+      if (typeof message.content !== "string" && !parts) return `${where}: content is not text`;
       continue;
     }
     if (message.content !== null && typeof message.content !== "string") return `${where}: content`;

@@ -1,17 +1,25 @@
+import type { Content } from "../../core/content.ts";
 import type { MessageInput } from "../../core/message.ts";
+import type { ValidationIssue } from "../../core/validation-error.ts";
 import { nativeProvenance } from "../native-replay.ts";
-import { textOnlyOf } from "../neutral-blocks.ts";
+import { assistantTextOf } from "../neutral-blocks.ts";
 import { type PendingCall, PendingResults } from "../pending-results.ts";
 import {
   clipped,
+  contentOf,
   forEachStoredMessage,
   isRecord,
   MISSING_TOOL_RESULT,
-  textOf,
   toolArgumentsTextOf,
 } from "../stored-history.ts";
 import {
+  type OpenAIChatContentContext,
+  openAIChatPartOf,
+  openAIChatUserContentOf,
+} from "./convert-to-openai-chat-content.ts";
+import {
   OPENAI_CHAT,
+  type OpenAIChatContentPart,
   type OpenAIChatEndpointProfile,
   type OpenAIChatMessageParam,
   type OpenAIChatToolCall,
@@ -26,8 +34,17 @@ export interface OpenAIChatReplayTarget {
 }
 
 /**
- * Neutral history → Chat Completions `messages`. Pure and total: never throws on a stored history.
+ * Neutral history → Chat Completions `messages`. Pure and total: never throws on a stored history; what
+ * the API cannot take is in `refused` (each naming its field), for the shell to raise before any request.
  *
+ * - User content: a string stays a string; parts become `text`, `image_url`, `file` (PDF) and
+ *   `input_audio` parts as `openAIChatPartOf` maps them (a single text part is sent as a string).
+ * - System messages take text only: an image or a file there is refused. Assistant turns are text (and
+ *   tool calls): their parts are read as text, each image or file left out with a warning.
+ * - Tool messages take text only (OpenAI's tool message content is a string or text parts): a result's
+ *   text goes in its tool message, its images and files in one user message right after the run of tool
+ *   messages (`[contents of the result of tool call <id>]`, then the parts), each with a warning; a tool
+ *   message with no text of its own says so. A result answering no call goes as user content, parts kept.
  * - Each tool result is its own `role: "tool"` message with `tool_call_id`, right after the assistant
  *   message that made the call (results on a user message come before its text).
  * - Tool-call `arguments` go out as the original string when the call came from this protocol (a
@@ -44,39 +61,54 @@ export interface OpenAIChatReplayTarget {
 export function convertToOpenAIChatMessages(
   messages: readonly MessageInput[] | readonly unknown[],
   target: OpenAIChatReplayTarget,
-): { messages: OpenAIChatMessageParam[]; warnings: string[] } {
+): { messages: OpenAIChatMessageParam[]; warnings: string[]; refused: ValidationIssue[] } {
   const warnings: string[] = [];
+  const refused: ValidationIssue[] = [];
+  const context: OpenAIChatContentContext = { profile: target.profile, warnings, refused };
   const out: OpenAIChatMessageParam[] = [];
+  /** The images and files of tool results, each to go in a user message after its run of tool messages. */
+  const moved = new Map<OpenAIChatMessageParam, OpenAIChatContentPart[]>();
   const results = new PendingResults<PendingCall, OpenAIChatMessageParam>(
     out,
     {
-      output: (call, output, where) => ({
-        role: "tool",
-        tool_call_id: call.sent,
-        content: textOnlyOf(output, where, warnings, "not mapped yet"),
+      output: (call, output, where) => {
+        const message: OpenAIChatMessageParam = { role: "tool", tool_call_id: call.sent, content: "" };
+        message.content = toolContentOf(call.sent, output, where, context, (parts) =>
+          moved.set(message, parts),
+        );
+        return message;
+      },
+      // A result answering no call: its header (one text part in front), then its content, parts kept.
+      text: (content, where) => ({
+        role: "user",
+        content: openAIChatUserContentOf(content, where, context, typeof content === "string" ? 0 : 1) ?? "",
       }),
-      text: (text, where) => ({ role: "user", content: textOnlyOf(text, where, warnings, "not mapped yet") }),
     },
     warnings,
   );
 
   forEachStoredMessage(messages, warnings, (raw, role, index) => {
-    const text = textOf(raw.content, index, warnings);
+    const where = `messages[${index}].content`;
     switch (role) {
-      case "system":
+      case "system": {
         results.flush();
+        const text = systemTextOf(contentOf(raw.content, where, warnings), where, refused);
         if (text.trim() !== "") out.push({ role: "system", content: text });
         return;
+      }
       case "user":
-      case "tool":
+      case "tool": {
         results.answerAll(raw.toolResults, index);
-        if (text.trim() !== "") {
+        const content = openAIChatUserContentOf(contentOf(raw.content, where, warnings), where, context);
+        if (content !== undefined) {
           results.flush();
-          out.push({ role: "user", content: text });
+          out.push({ role: "user", content });
         }
         return;
+      }
       case "assistant": {
         results.flush();
+        const text = assistantTextOf(raw.content, index, warnings);
         const assistant = assistantMessage(raw, index, target, text, warnings);
         if (!assistant) return;
         out.push(assistant);
@@ -87,7 +119,87 @@ export function convertToOpenAIChatMessages(
     }
   });
   results.flush();
-  return { messages: out, warnings };
+  return { messages: withMovedParts(out, moved), warnings, refused };
+}
+
+/**
+ * A tool result's `content` as a tool message takes it: text only (Chat Completions tool messages take a
+ * string or text parts). Its images and files are mapped as user parts and handed to `move`, to go in a
+ * user message right after the run of tool messages, each with a warning naming it; the tool message then
+ * says where they went when it has no text of its own.
+ */
+function toolContentOf(
+  callId: string,
+  content: Content,
+  where: string,
+  context: OpenAIChatContentContext,
+  move: (parts: OpenAIChatContentPart[]) => void,
+): string {
+  if (typeof content === "string") return content;
+  // A failed tool's parts come after the "Error:" marker PendingResults puts in front.
+  const offset = content.length > 1 && content[0]?.type === "text" && content[0].text === "Error:" ? 1 : 0;
+  const texts: string[] = [];
+  const parts: OpenAIChatContentPart[] = [];
+  content.forEach((part, position) => {
+    if (part.type === "text") {
+      texts.push(part.text);
+      return;
+    }
+    const partWhere = `${where}[${position - offset}]`;
+    const mapped = openAIChatPartOf(part, partWhere, context);
+    if (mapped === undefined) return;
+    parts.push(mapped);
+    context.warnings.push(
+      `${partWhere}: Chat Completions tool messages take text only; the ${part.type} is sent in a user message after the tool results`,
+    );
+  });
+  const text = texts.join("");
+  if (parts.length === 0) return text;
+  move([
+    {
+      type: "text",
+      text: `[${parts.length === 1 ? "content" : "contents"} of the result of tool call ${callId}]`,
+    },
+    ...parts,
+  ]);
+  return text.trim() === "" ? "[the result's content is in the next user message]" : text;
+}
+
+/** `out` with each run of tool messages followed by one user message holding the parts its results moved. */
+function withMovedParts(
+  out: OpenAIChatMessageParam[],
+  moved: ReadonlyMap<OpenAIChatMessageParam, OpenAIChatContentPart[]>,
+): OpenAIChatMessageParam[] {
+  if (moved.size === 0) return out;
+  const result: OpenAIChatMessageParam[] = [];
+  let held: OpenAIChatContentPart[] = [];
+  const release = () => {
+    if (held.length > 0) result.push({ role: "user", content: held });
+    held = [];
+  };
+  for (const message of out) {
+    if (message.role !== "tool") release();
+    result.push(message);
+    const parts = moved.get(message);
+    if (parts) held.push(...parts);
+  }
+  release();
+  return result;
+}
+
+/** A system message's text: its text parts joined; an image or a file is refused (system takes text only). */
+function systemTextOf(content: Content, where: string, refused: ValidationIssue[]): string {
+  if (typeof content === "string") return content;
+  const texts: string[] = [];
+  content.forEach((part, position) => {
+    if (part.type === "text") texts.push(part.text);
+    else
+      refused.push({
+        path: `${where}[${position}]`,
+        message: `Chat Completions system messages take text only; send the ${part.type} in a user message`,
+      });
+  });
+  return texts.join("");
 }
 
 function assistantMessage(

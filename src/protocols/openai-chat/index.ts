@@ -31,6 +31,11 @@ export { applyOpenAIChatThinking } from "./apply-openai-chat-thinking.ts";
 export { assembleOpenAIChatStream } from "./assemble-openai-chat-stream.ts";
 export { buildOpenAIChatRequest, type OpenAIChatRequestInput } from "./build-openai-chat-request.ts";
 export {
+  type OpenAIChatContentContext,
+  openAIChatPartOf,
+  openAIChatUserContentOf,
+} from "./convert-to-openai-chat-content.ts";
+export {
   convertToOpenAIChatMessages,
   MISSING_TOOL_RESULT,
   type OpenAIChatReplayTarget,
@@ -45,6 +50,10 @@ export {
   openAIChatResponse,
   parseOpenAIChatResponse,
 } from "./parse-openai-chat-response.ts";
+export {
+  type OpenAIChatResponseFormatPlan,
+  prepareOpenAIChatResponseFormat,
+} from "./prepare-openai-chat-response-format.ts";
 export { prepareOpenAIChatTools } from "./prepare-openai-chat-tools.ts";
 export { rateLimitResetMs } from "./rate-limit-reset-ms.ts";
 

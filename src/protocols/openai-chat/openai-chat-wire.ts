@@ -14,9 +14,24 @@ export interface OpenAIChatToolCall {
   function: { name: string; arguments: string };
 }
 
+/**
+ * A part of a user message's `content` (tool and system messages take text parts only).
+ *
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-messages
+ */
+export type OpenAIChatContentPart =
+  | { type: "text"; text: string }
+  /** An image: a `data:` URL of inline bytes, or an http(s) URL the server downloads. */
+  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+  /** A PDF: `file_data` is a `data:application/pdf;base64,…` URL (Chat Completions takes no file URL). */
+  | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } }
+  /** Audio (audio-capable models): base64 bytes, `wav` or `mp3`. */
+  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
+
 export interface OpenAIChatMessageParam {
   role: "system" | "developer" | "user" | "assistant" | "tool";
-  content: string | null;
+  /** Text, or (user messages) parts; `null` on an assistant turn that only calls tools. */
+  content: string | OpenAIChatContentPart[] | null;
   tool_calls?: OpenAIChatToolCall[];
   tool_call_id?: string;
   /** DeepSeek-style servers want the turn's reasoning back while a tool loop runs. */
@@ -49,7 +64,21 @@ export interface OpenAIChatRequestBody {
   stream?: boolean;
   stream_options?: { include_usage: boolean };
   user?: string;
+  response_format?: OpenAIChatResponseFormat;
 }
+
+/**
+ * Structured output: `json_schema` (Structured Outputs) or `json_object` (JSON mode).
+ *
+ * @see https://platform.openai.com/docs/api-reference/chat/create#chat-create-response_format
+ */
+export type OpenAIChatResponseFormat =
+  | { type: "text" }
+  | { type: "json_object" }
+  | {
+      type: "json_schema";
+      json_schema: { name: string; schema: Record<string, unknown>; strict?: boolean; description?: string };
+    };
 
 /** `usage` of a completion or of the trailing usage chunk. */
 export interface OpenAIChatUsage {
@@ -136,6 +165,12 @@ export interface OpenAIChatEndpointProfile {
   echoReasoning: boolean;
   /** Hosted-OpenAI reasoning-model rules (no temperature / top_p on o-series and gpt-5). */
   openaiModelRules: boolean;
+  /**
+   * What the server takes as `response_format` (default `"json_schema"`: both `json_schema` and
+   * `json_object`, as hosted OpenAI, vLLM and Ollama do). `"json_object"`: JSON mode only (DeepSeek), so a
+   * schema goes as a forced output tool; `"none"`: no `response_format` at all, both go as that tool.
+   */
+  responseFormat?: "json_schema" | "json_object" | "none" | undefined;
 }
 
 /** The protocol's name, as `Provider.protocol` and `native.protocol`. */

@@ -137,6 +137,7 @@ export function openAIChatResponse(
   if (assembled.finishReason) response.rawStopReason = assembled.finishReason;
   if (assembled.id) response.id = assembled.id;
   if (assembled.reasoning !== "") response.reasoning = assembled.reasoning;
+  if (assembled.refusal !== "") response.refusal = assembled.refusal;
   const warnings = [...(context.warnings ?? []), ...assembled.warnings];
   if (warnings.length > 0) response.warnings = warnings;
   return response;

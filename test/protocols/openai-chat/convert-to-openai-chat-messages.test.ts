@@ -529,6 +529,19 @@ const messageArb: fc.Arbitrary<unknown> = fc.oneof(
 );
 const historyArb = fc.array(messageArb, { maxLength: 12 });
 
+/** A user message whose content is a non-empty list of well-formed Chat parts. */
+function isUserParts(message: OpenAIChatMessageParam): boolean {
+  const content = message.content;
+  if (message.role !== "user" || !Array.isArray(content) || content.length === 0) return false;
+  return content.every(
+    (part) =>
+      (part.type === "text" && typeof part.text === "string" && part.text.trim() !== "") ||
+      (part.type === "image_url" && /^(?:https?:|data:image\/)/.test(part.image_url.url)) ||
+      (part.type === "file" && typeof part.file.file_data === "string") ||
+      part.type === "input_audio",
+  );
+}
+
 /** The rules the API enforces on `messages`; the first violation, or undefined. */
 function violation(messages: readonly OpenAIChatMessageParam[]): string | undefined {
   let calls: string[] = [];
@@ -537,7 +550,9 @@ function violation(messages: readonly OpenAIChatMessageParam[]): string | undefi
     const where = `messages[${index}]`;
     if (!["system", "user", "assistant", "tool"].includes(message.role))
       return `${where}: role ${message.role}`;
-    if (message.content !== null && typeof message.content !== "string") return `${where}: content not text`;
+    // Only user messages take parts (tool and system messages take text only).
+    if (message.content !== null && typeof message.content !== "string" && !isUserParts(message))
+      return `${where}: content not text`;
     if (message.role === "tool") {
       if (typeof message.tool_call_id !== "string") return `${where}: tool message without tool_call_id`;
       if (!calls.includes(message.tool_call_id))
@@ -552,7 +567,8 @@ function violation(messages: readonly OpenAIChatMessageParam[]): string | undefi
     calls = [];
     answered = new Set();
     if (message.role !== "assistant") {
-      if (typeof message.content !== "string") return `${where}: ${message.role} content is not text`;
+      if (typeof message.content !== "string" && !isUserParts(message))
+        return `${where}: ${message.role} content is not text`;
       if ("tool_calls" in message) return `${where}: tool_calls on a ${message.role} message`;
       continue;
     }
