@@ -3,9 +3,10 @@
  * official `openai` client (`response_format` json_schema from a zod schema, an `image_url` data URL) and
  * the AI SDK's `generateObject` through `@ai-sdk/openai-compatible` get a schema-valid object, streamed and
  * not; refusals come back as `message.refusal`; refused fields are a 400 the client raises. The route
- * behind is a recording provider registered as a protocol (`createWorker({ providers: { factories } })`):
- * the test checks the neutral call it received — the image part and the format — as any route's protocol
- * gets it.
+ * behind is a recording provider registered as a protocol (`createWorker({ providers: { factories } })`),
+ * whose neutral call — the image part and the format — the test checks as any route's protocol gets it;
+ * and an OpenAI Chat route whose fake upstream checks the `response_format` and the `image_url` it
+ * received, as the real API would get them.
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateObject, streamObject } from "ai";
@@ -15,7 +16,18 @@ import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { FakeProvider, type FakeStep } from "../../src/testing.ts";
 import { createWorker } from "../../src/worker/app.ts";
-import { gatewayEnv, TOKEN } from "./helpers.ts";
+import {
+  gateway,
+  gatewayEnv,
+  OPENAI_BASE,
+  openaiCompletion,
+  openaiFrames,
+  sseResponse,
+  streamBody,
+  TOKEN,
+  type UpstreamCall,
+  type UpstreamHandler,
+} from "./helpers.ts";
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==";
@@ -255,5 +267,123 @@ describe("the AI SDK's generateObject through @ai-sdk/openai-compatible", () => 
     const result = await generateObject({ model: model(fetch, false), schema: Invoice, messages: prompt });
     expect(result.object).toEqual(ANSWER);
     expectImageAndFormat(fake, { type: "json" });
+  });
+});
+
+describe("through an OpenAI Chat route: the upstream gets the image and the format", () => {
+  /** The upstream: checks the body it got carries the image and the json_schema, then answers JSON. */
+  function checkingUpstream(received: UpstreamCall[], answer: string | null = JSON.stringify(ANSWER)) {
+    const handler: UpstreamHandler = (call) => {
+      received.push(call);
+      expect(call.url).toBe(`${OPENAI_BASE}/chat/completions`);
+      const messages = call.body.messages as { role: string; content: unknown }[];
+      expect(messages.at(-1)).toEqual({
+        role: "user",
+        content: [
+          { type: "text", text: "Read this invoice." },
+          { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+        ],
+      });
+      expect(call.body.response_format).toEqual({
+        type: "json_schema",
+        json_schema: {
+          name: "invoice",
+          strict: true,
+          schema: expect.objectContaining({
+            type: "object",
+            required: ["vendor", "total", "paid"],
+            properties: { vendor: { type: "string" }, total: { type: "number" }, paid: { type: "boolean" } },
+          }),
+        },
+      });
+      if (call.body.stream !== true) return Response.json(openaiCompletion("gpt-4o", answer));
+      return sseResponse(
+        streamBody(openaiFrames("gpt-4o", answer === null ? [] : [answer.slice(0, 9), answer.slice(9)])),
+      );
+    };
+    return handler;
+  }
+
+  function client(handler: UpstreamHandler) {
+    const { worker } = gateway(handler);
+    return new OpenAI({
+      apiKey: TOKEN,
+      baseURL: "http://gateway.test/v1",
+      maxRetries: 0,
+      fetch: async (url, init) => worker.app.fetch(new Request(url, init), gatewayEnv),
+    });
+  }
+
+  it("the openai client's parse: a schema-valid object", async () => {
+    const received: UpstreamCall[] = [];
+    const completion = await client(checkingUpstream(received)).chat.completions.parse({
+      model: "gpt",
+      messages: [imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    });
+    expect(completion.choices[0]!.message.parsed).toEqual(ANSWER);
+    expect(received).toHaveLength(1);
+  });
+
+  it("the openai client's stream: a schema-valid object", async () => {
+    const received: UpstreamCall[] = [];
+    const final = await client(checkingUpstream(received))
+      .chat.completions.stream({
+        model: "gpt",
+        messages: [imageMessage],
+        response_format: zodResponseFormat(Invoice, "invoice"),
+      })
+      .finalChatCompletion();
+    expect(final.choices[0]!.message.parsed).toEqual(ANSWER);
+    expect(received).toHaveLength(1);
+    expect(received[0]!.body.stream).toBe(true);
+  });
+
+  it("the AI SDK's generateObject: a schema-valid object", async () => {
+    const received: UpstreamCall[] = [];
+    const { worker } = gateway(checkingUpstream(received));
+    const result = await generateObject({
+      model: createOpenAICompatible({
+        name: "modelwire",
+        baseURL: "http://gateway.test/v1",
+        apiKey: TOKEN,
+        fetch: async (url, init) => worker.app.fetch(new Request(url, init), gatewayEnv),
+        supportsStructuredOutputs: true,
+      })("gpt"),
+      schema: Invoice,
+      schemaName: "invoice",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "Read this invoice." },
+            { type: "image", image: `data:image/png;base64,${PNG}`, mediaType: "image/png" },
+          ],
+        },
+      ],
+    });
+    expect(result.object).toEqual(ANSWER);
+    expect(received).toHaveLength(1);
+  });
+
+  it("the upstream's refusal reaches the client as message.refusal", async () => {
+    const handler: UpstreamHandler = (call) => {
+      const body = openaiCompletion("gpt-4o", null);
+      const choice = (body.choices as { message: Record<string, unknown> }[])[0]!;
+      choice.message.refusal = "I can't help with that.";
+      expect(call.body.response_format).toMatchObject({ type: "json_schema" });
+      return Response.json(body);
+    };
+    const completion = await client(handler).chat.completions.parse({
+      model: "gpt",
+      messages: [imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    });
+    expect(completion.choices[0]!.message).toMatchObject({
+      content: null,
+      refusal: "I can't help with that.",
+      parsed: null,
+    });
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
   });
 });
