@@ -12,7 +12,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateObject, streamObject } from "ai";
 import OpenAI from "openai";
 import { zodResponseFormat } from "openai/helpers/zod";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import * as z from "zod";
 import { FakeProvider, type FakeStep } from "../../src/testing.ts";
 import { createWorker } from "../../src/worker/app.ts";
@@ -22,6 +22,7 @@ import {
   OPENAI_BASE,
   openaiCompletion,
   openaiFrames,
+  parseSse,
   sseResponse,
   streamBody,
   TOKEN,
@@ -385,5 +386,138 @@ describe("through an OpenAI Chat route: the upstream gets the image and the form
       parsed: null,
     });
     expect(completion.choices[0]!.finish_reason).toBe("stop");
+  });
+});
+
+describe("the neutral /v1/complete and /v1/stream: parts and responseFormat as the library takes them", () => {
+  const FORMAT = {
+    type: "json_schema",
+    name: "invoice",
+    schema: {
+      type: "object",
+      properties: { vendor: { type: "string" }, total: { type: "number" }, paid: { type: "boolean" } },
+      required: ["vendor", "total", "paid"],
+    },
+  };
+  const MESSAGES = [
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Read this invoice." },
+        { type: "image", url: `data:image/png;base64,${PNG}` },
+      ],
+    },
+  ];
+
+  function neutral(...script: FakeStep[]) {
+    const { fake, fetch: fetchImpl } = gatewayOver(...script);
+    const send = (path: string, json: unknown) =>
+      fetchImpl(`http://gateway.test${path}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        body: JSON.stringify(json),
+      });
+    return { fake, send };
+  }
+
+  it("/v1/complete: the route gets the image inline and the format; the response carries object", async () => {
+    const { fake, send } = neutral(jsonReply);
+    const response = await send("/v1/complete", {
+      route: "recorder",
+      messages: MESSAGES,
+      options: { responseFormat: FORMAT },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toMatchObject({
+      object: ANSWER,
+      message: { content: JSON.stringify(ANSWER) },
+    });
+    expectImageAndFormat(fake, FORMAT);
+  });
+
+  it("/v1/stream: the done event's response carries object", async () => {
+    const { fake, send } = neutral(jsonReply);
+    const response = await send("/v1/stream", {
+      route: "recorder",
+      messages: MESSAGES,
+      options: { responseFormat: FORMAT },
+    });
+    const frames = parseSse(await response.text());
+    expect(frames.at(-1)!.event).toBe("done");
+    expect(JSON.parse(frames.at(-1)!.data)).toMatchObject({ type: "done", response: { object: ANSWER } });
+    expectImageAndFormat(fake, FORMAT);
+  });
+
+  it("a bad part or format is a 400 naming the field, before any call", async () => {
+    const { fake, send } = neutral(jsonReply);
+    const response = await send("/v1/complete", {
+      route: "recorder",
+      messages: [
+        { role: "user", content: [{ type: "image", mediaType: "image/png", data: "not base64!" }] },
+        { role: "user", content: [{ type: "file", url: "ftp://example.com/a.pdf" }] },
+      ],
+      // A zod schema cannot travel over HTTP: the schema is JSON Schema, an object.
+      options: { responseFormat: { type: "json_schema", schema: "z.object({})" } },
+    });
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { error: { issues: { path: string }[] } };
+    expect(body.error.issues.map((issue) => issue.path)).toEqual([
+      "messages[0].content[0].data",
+      "messages[1].content[0].url",
+      "options.responseFormat.schema",
+    ]);
+    expect(fake.calls).toHaveLength(0);
+  });
+
+  it("an https image URL reaches the route as a URL: the gateway downloads nothing", async () => {
+    const { fake, send } = neutral({ text: "A cat." }, { text: "A dog." });
+    const fetchSpy = vi.spyOn(globalThis, "fetch");
+    try {
+      const response = await send("/v1/complete", {
+        route: "recorder",
+        messages: [{ role: "user", content: [{ type: "image", url: "https://example.com/cat.jpg" }] }],
+      });
+      expect(response.status).toBe(200);
+      const chat = await send("/v1/chat/completions", {
+        model: "recorder",
+        messages: [
+          {
+            role: "user",
+            content: [{ type: "image_url", image_url: { url: "https://example.com/dog.jpg" } }],
+          },
+        ],
+      });
+      expect(chat.status).toBe(200);
+    } finally {
+      fetchSpy.mockRestore();
+    }
+    expect(fetchSpy).not.toHaveBeenCalled();
+    expect(fake.calls[0]!.messages[0]!.content).toEqual([
+      { type: "image", url: "https://example.com/cat.jpg" },
+    ]);
+  });
+
+  it("an answer that is not the JSON asked for: a 502 of kind structured_output keeping the text (complete and stream)", async () => {
+    const { send } = neutral({ text: "Paris, I think." }, { text: "Paris, I think." });
+    const complete = await send("/v1/complete", {
+      route: "recorder",
+      messages: MESSAGES,
+      options: { responseFormat: FORMAT },
+    });
+    expect(complete.status).toBe(502);
+    expect(await complete.json()).toMatchObject({
+      error: { kind: "structured_output", response: { message: { content: "Paris, I think." } } },
+    });
+    const stream = await send("/v1/stream", {
+      route: "recorder",
+      messages: MESSAGES,
+      options: { responseFormat: FORMAT },
+    });
+    const frames = parseSse(await stream.text());
+    expect(frames.at(-1)!.event).toBe("error");
+    expect(JSON.parse(frames.at(-1)!.data)).toMatchObject({
+      kind: "structured_output",
+      response: { message: { content: "Paris, I think." } },
+    });
   });
 });
