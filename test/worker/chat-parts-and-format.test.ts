@@ -387,6 +387,74 @@ describe("through an OpenAI Chat route: the upstream gets the image and the form
     });
     expect(completion.choices[0]!.finish_reason).toBe("stop");
   });
+
+  it("a streamed refusal (delta.refusal upstream) reaches the client as delta.refusal", async () => {
+    const frame = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({
+        id: "chatcmpl-1",
+        object: "chat.completion.chunk",
+        created: 1,
+        model: "gpt-4o",
+        choices: [{ index: 0, delta, logprobs: null, finish_reason: finish }],
+      })}\n\n`;
+    const handler: UpstreamHandler = () =>
+      sseResponse(
+        streamBody([
+          frame({ role: "assistant", content: null, refusal: "" }),
+          frame({ refusal: "I can't " }),
+          frame({ refusal: "help with that." }),
+          frame({}, "stop"),
+          "data: [DONE]\n\n",
+        ]),
+      );
+    const final = await client(handler)
+      .chat.completions.stream({
+        model: "gpt",
+        messages: [imageMessage],
+        response_format: zodResponseFormat(Invoice, "invoice"),
+      })
+      .finalChatCompletion();
+    expect(final.choices[0]!.message).toMatchObject({ refusal: "I can't help with that.", parsed: null });
+    expect(final.choices[0]!.message.content ?? "").toBe("");
+    expect(final.choices[0]!.finish_reason).toBe("stop");
+  });
+});
+
+describe("the demo route", () => {
+  it("cannot give a structured answer: response_format is a 400 naming responseFormat, never ignored", async () => {
+    const { call } = gateway(() => Response.json({}));
+    const response = await call("/v1/chat/completions", {
+      json: {
+        model: "demo",
+        messages: [{ role: "user", content: "hi" }],
+        response_format: { type: "json_object" },
+      },
+    });
+    expect(response.status).toBe(400);
+    expect(await response.json()).toMatchObject({ error: { issues: [{ path: "responseFormat" }] } });
+  });
+
+  it("shows an image part as [image] in its echo", async () => {
+    const { call } = gateway(() => Response.json({}));
+    const response = await call("/v1/chat/completions", {
+      json: {
+        model: "demo",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "see " },
+              { type: "image_url", image_url: { url: `data:image/png;base64,${PNG}` } },
+            ],
+          },
+        ],
+      },
+    });
+    const body = (await response.json()) as { choices: { message: { content: string } }[] };
+    expect(body.choices[0]!.message.content).toBe(
+      "Hello from the modelwire demo route. You said: see [image]",
+    );
+  });
 });
 
 describe("the neutral /v1/complete and /v1/stream: parts and responseFormat as the library takes them", () => {
