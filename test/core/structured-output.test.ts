@@ -85,6 +85,19 @@ describe("readStructuredOutput", () => {
     expect(refused.refusal).toBe("I can't help with that.");
   });
 
+  it("a turn that only calls tools carries no object and is no error; one with text is read", async () => {
+    const format = prepareResponseFormat({ type: "json_schema", schema: Person });
+    const call = { id: "c1", name: "lookup", arguments: {} };
+    const step = answer("", { stopReason: "tool-calls" });
+    step.message.toolCalls = [call];
+    const read = await readStructuredOutput(step, format);
+    expect(read.object).toBeUndefined();
+    expect(read).toStrictEqual(step);
+    const withText = answer("not json", { stopReason: "tool-calls" });
+    withText.message.toolCalls = [call];
+    await expect(readStructuredOutput(withText, format)).rejects.toThrow(/not JSON/);
+  });
+
   it("FakeProvider answers with object too, complete and stream, with a zod schema in the call", async () => {
     const fake = new FakeProvider({
       script: [{ text: '{"name":"Ada","age":36}' }, { text: '{"name":"Ada","age":36}' }],
