@@ -3,12 +3,24 @@
  * Completions responses and chunks out — so the official `openai` client and other OpenAI-speaking tools
  * can use every route, whatever protocol is behind it.
  *
+ * Every request field Chat Completions defines is in {@link CHAT_REQUEST_FIELDS}: mapped to the neutral
+ * call, accepted and ignored because it cannot change the answer, or refused (a 400 naming it) when it
+ * would change the answer and no route can honour it. A field the table does not know is refused, as
+ * OpenAI refuses one. Inside a message, fields that only describe a past answer (`annotations`,
+ * `reasoning_content`, `refusal: null`…, which clients send back when they append a response's message)
+ * and the participant `name` are ignored; those that would carry something the gateway cannot pass on
+ * (`audio`, `function_call`, `input_audio` or `video_url` parts, `file_id`) are refused.
+ *
+ * The gateway never downloads a URL: an `image_url` that is an https URL reaches the route as a URL part,
+ * and the route's protocol passes it on or refuses it.
+ *
  * @module
  */
 import * as z from "zod/mini";
 import {
   type CallOptions,
   MaxTokensSchema,
+  type ResponseFormat,
   SessionIdSchema,
   StopSequenceSchema,
   StopSequencesSchema,
@@ -16,46 +28,145 @@ import {
   type ToolChoice,
 } from "../core/call-options.ts";
 import { parseToolArguments } from "../core/collect-stream.ts";
+import { type Content, type ContentPart, ContentPartSchema, contentText } from "../core/content.ts";
 import type { MessageInput, ToolCallInput } from "../core/message.ts";
 import type { Response as ModelResponse, StopReason } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
+import { prepareResponseFormat, StructuredOutputError } from "../core/structured-output.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { totalInputTokens, type Usage } from "../core/usage.ts";
-import { validate } from "../core/validation-error.ts";
+import { issuesOf, ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
 
-const ContentPartSchema = z.looseObject({ type: z.string(), text: z.optional(z.string()) });
+/** How the facade treats one Chat Completions request field. */
+export type ChatFieldHandling = "mapped" | "ignored" | "refused";
+
+/**
+ * Every Chat Completions request field and what the facade does with it. `ignored` fields cannot change
+ * the answer (billing, storage, cache and routing hints of OpenAI's own service); `refused` ones would, and
+ * are a 400 naming the field unless they hold their default (`n: 1`, `logprobs: false`, a zero penalty,
+ * `modalities: ["text"]`, null).
+ */
+export const CHAT_REQUEST_FIELDS = {
+  model: { handling: "mapped", note: "the route" },
+  messages: { handling: "mapped", note: "text, image_url and file parts; tool results with parts" },
+  tools: { handling: "mapped", note: "function tools (custom tools are refused)" },
+  tool_choice: { handling: "mapped", note: "auto, none, required (any), a named function" },
+  parallel_tool_calls: { handling: "mapped", note: "parallelToolCalls" },
+  stream: { handling: "mapped", note: "SSE of chat.completion.chunk" },
+  stream_options: { handling: "mapped", note: "include_usage; include_obfuscation is ignored" },
+  max_tokens: { handling: "mapped", note: "maxTokens" },
+  max_completion_tokens: { handling: "mapped", note: "maxTokens (wins over max_tokens)" },
+  temperature: { handling: "mapped", note: "temperature" },
+  top_p: { handling: "mapped", note: "topP" },
+  stop: { handling: "mapped", note: "stopSequences" },
+  reasoning_effort: { handling: "mapped", note: "thinking: none → off, xhigh and max → max" },
+  response_format: { handling: "mapped", note: "json_object → json, json_schema → json_schema, text → none" },
+  user: { handling: "mapped", note: "metadata.user_id" },
+  safety_identifier: { handling: "mapped", note: "metadata.user_id (when user is absent)" },
+  session_id: { handling: "mapped", note: "modelwire extension: session affinity, as x-session-id" },
+  metadata: { handling: "ignored", note: "tags of OpenAI's stored completions" },
+  store: { handling: "ignored", note: "the gateway stores nothing" },
+  service_tier: { handling: "ignored", note: "OpenAI's latency and price tier" },
+  seed: { handling: "ignored", note: "best-effort determinism, not part of the answer's content" },
+  prompt_cache_key: { handling: "ignored", note: "OpenAI's cache routing (use session_id for affinity)" },
+  prompt_cache_retention: { handling: "ignored", note: "OpenAI's cache lifetime" },
+  prompt_cache_options: { handling: "ignored", note: "OpenAI's cache settings" },
+  n: { handling: "refused", note: "one choice per call: n > 1 is refused" },
+  logprobs: { handling: "refused", note: "no route returns log probabilities: true is refused" },
+  top_logprobs: { handling: "refused", note: "no route returns log probabilities" },
+  logit_bias: { handling: "refused", note: "no neutral form: a non-empty bias is refused" },
+  frequency_penalty: { handling: "refused", note: "no neutral form: a non-zero penalty is refused" },
+  presence_penalty: { handling: "refused", note: "no neutral form: a non-zero penalty is refused" },
+  audio: { handling: "refused", note: "audio output is not supported" },
+  modalities: { handling: "refused", note: 'anything but ["text"] is refused' },
+  prediction: { handling: "refused", note: "predicted outputs are not supported" },
+  web_search_options: { handling: "refused", note: "hosted web search is not supported" },
+  verbosity: { handling: "refused", note: "no neutral form" },
+  moderation: { handling: "refused", note: "OpenAI's moderation is not supported" },
+  functions: { handling: "refused", note: "the deprecated functions API: send tools" },
+  function_call: { handling: "refused", note: "the deprecated functions API: send tool_choice" },
+} as const satisfies Readonly<Record<string, { handling: ChatFieldHandling; note: string }>>;
+
+/** Why a refused field's value is refused, or undefined when it holds its default. */
+const REFUSALS: Record<string, (value: unknown) => string | undefined> = {
+  n: (value) => (value === 1 ? undefined : "only one choice per call is supported (n: 1)"),
+  logprobs: (value) => (value === false ? undefined : "log probabilities are not supported"),
+  top_logprobs: (value) => (value === 0 ? undefined : "log probabilities are not supported"),
+  logit_bias: (value) =>
+    typeof value === "object" && value !== null && Object.keys(value).length === 0
+      ? undefined
+      : "logit_bias is not supported by the gateway",
+  frequency_penalty: (value) => (value === 0 ? undefined : "penalties are not supported by the gateway"),
+  presence_penalty: (value) => (value === 0 ? undefined : "penalties are not supported by the gateway"),
+  audio: () => "audio output is not supported",
+  modalities: (value) =>
+    Array.isArray(value) && value.length === 1 && value[0] === "text"
+      ? undefined
+      : 'only text output is supported (modalities: ["text"])',
+  prediction: () => "predicted outputs are not supported",
+  web_search_options: () => "hosted web search is not supported",
+  verbosity: () => "verbosity is not supported by the gateway",
+  moderation: () => "moderation is not supported by the gateway",
+  functions: () => "the deprecated functions API is not supported: send tools",
+  function_call: () => "the deprecated functions API is not supported: send tool_choice",
+};
+
+const PartSchema = z.looseObject({ type: z.string() });
 
 const ChatMessageSchema = z.looseObject({
   role: z.enum(["system", "developer", "user", "assistant", "tool"]),
-  content: z.optional(z.nullable(z.union([z.string(), z.array(ContentPartSchema)]))),
+  content: z.optional(z.nullable(z.union([z.string(), z.array(PartSchema)]))),
   tool_calls: z.optional(
     z.nullable(
       z.array(
         z.looseObject({
           id: z.string(),
           type: z.optional(z.string()),
-          function: z.looseObject({ name: z.string(), arguments: z.optional(z.string()) }),
+          function: z.optional(z.looseObject({ name: z.string(), arguments: z.optional(z.string()) })),
         }),
       ),
     ),
   ),
   tool_call_id: z.optional(z.string()),
+  refusal: z.optional(z.nullable(z.string())),
+  name: z.optional(z.string()),
+  audio: z.optional(z.unknown()),
+  function_call: z.optional(z.unknown()),
 });
 
-/** The subset of a Chat Completions request the facade understands; unknown fields are ignored. */
-export const ChatCompletionsRequestSchema = z.looseObject({
+const JsonSchemaFormatSchema = z.strictObject({
+  name: z.string(),
+  schema: z.optional(z.record(z.string(), z.unknown())),
+  strict: z.optional(z.nullable(z.boolean())),
+  description: z.optional(z.string()),
+});
+
+const ResponseFormatFieldSchema = z.union([
+  z.strictObject({ type: z.literal("text") }),
+  z.strictObject({ type: z.literal("json_object") }),
+  z.strictObject({ type: z.literal("json_schema"), json_schema: JsonSchemaFormatSchema }),
+]);
+
+const refusedFields = Object.fromEntries(
+  Object.keys(REFUSALS).map((field) => [field, z.optional(z.unknown())]),
+) as Record<string, z.ZodMiniOptional<z.ZodMiniUnknown>>;
+
+/** A Chat Completions request: every field of {@link CHAT_REQUEST_FIELDS}, and no other. */
+export const ChatCompletionsRequestSchema = z.strictObject({
   model: z.string().check(z.minLength(1)),
   messages: z.array(ChatMessageSchema).check(z.minLength(1)),
   tools: z.optional(
     z.array(
       z.looseObject({
         type: z.optional(z.string()),
-        function: z.looseObject({
-          name: z.string(),
-          description: z.optional(z.string()),
-          parameters: z.optional(z.record(z.string(), z.unknown())),
-          strict: z.optional(z.nullable(z.boolean())),
-        }),
+        function: z.optional(
+          z.looseObject({
+            name: z.string(),
+            description: z.optional(z.string()),
+            parameters: z.optional(z.record(z.string(), z.unknown())),
+            strict: z.optional(z.nullable(z.boolean())),
+          }),
+        ),
       }),
     ),
   ),
@@ -66,19 +177,40 @@ export const ChatCompletionsRequestSchema = z.looseObject({
     ]),
   ),
   stream: z.optional(z.nullable(z.boolean())),
-  stream_options: z.optional(z.nullable(z.looseObject({ include_usage: z.optional(z.boolean()) }))),
+  stream_options: z.optional(
+    z.nullable(
+      z.strictObject({
+        include_usage: z.optional(z.boolean()),
+        include_obfuscation: z.optional(z.boolean()),
+      }),
+    ),
+  ),
   max_tokens: z.optional(z.nullable(MaxTokensSchema)),
   max_completion_tokens: z.optional(z.nullable(MaxTokensSchema)),
   temperature: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(2)))),
   top_p: z.optional(z.nullable(z.number().check(z.minimum(0), z.maximum(1)))),
   stop: z.optional(z.nullable(z.union([StopSequenceSchema, StopSequencesSchema]))),
   parallel_tool_calls: z.optional(z.nullable(z.boolean())),
-  reasoning_effort: z.optional(z.nullable(z.enum(["minimal", "low", "medium", "high"]))),
+  reasoning_effort: z.optional(
+    z.nullable(z.enum(["none", "minimal", "low", "medium", "high", "xhigh", "max"])),
+  ),
+  response_format: z.optional(z.nullable(ResponseFormatFieldSchema)),
   user: z.optional(z.string()),
+  safety_identifier: z.optional(z.nullable(z.string())),
   /** modelwire extension: the session for affinity (the `x-session-id` header does the same). */
   session_id: z.optional(SessionIdSchema),
+  metadata: z.optional(z.unknown()),
+  store: z.optional(z.unknown()),
+  service_tier: z.optional(z.unknown()),
+  seed: z.optional(z.unknown()),
+  prompt_cache_key: z.optional(z.unknown()),
+  prompt_cache_retention: z.optional(z.unknown()),
+  prompt_cache_options: z.optional(z.unknown()),
+  ...refusedFields,
 });
 export type ChatCompletionsRequest = z.output<typeof ChatCompletionsRequestSchema>;
+type ChatMessage = ChatCompletionsRequest["messages"][number];
+type ChatPart = z.output<typeof PartSchema>;
 
 /** A validated Chat Completions request as a neutral call. */
 export interface NeutralChatCall {
@@ -91,42 +223,38 @@ export interface NeutralChatCall {
   sessionId: string | undefined;
 }
 
-/** Validates a Chat Completions body and turns it into a neutral call. Throws `ValidationError` naming the field. */
+/**
+ * Validates a Chat Completions body and turns it into a neutral call. Throws one `ValidationError` naming
+ * every bad or refused field (`n`, `messages[1].content[0].input_audio`, `response_format.json_schema.name`).
+ */
 export function chatRequestToNeutral(body: unknown): NeutralChatCall {
   const request = validate(ChatCompletionsRequestSchema, body);
-  const messages: MessageInput[] = request.messages.map((message): MessageInput => {
-    const content = textOf(message.content);
-    switch (message.role) {
-      case "system":
-      case "developer":
-        return { role: "system", content };
-      case "tool":
-        return { role: "tool", toolResults: [{ callId: message.tool_call_id ?? "", content }] };
-      case "assistant": {
-        const toolCalls: ToolCallInput[] = (message.tool_calls ?? []).map((call) => {
-          const text = call.function.arguments ?? "";
-          return {
-            id: call.id,
-            name: call.function.name,
-            arguments: parseToolArguments(text),
-            argumentsText: text,
-          };
-        });
-        return { role: "assistant", content, toolCalls };
-      }
-      default:
-        return { role: "user", content };
+  const issues: ValidationIssue[] = [];
+  const fields = request as Record<string, unknown>;
+  for (const [field, reason] of Object.entries(REFUSALS)) {
+    const value = fields[field];
+    if (value === undefined || value === null) continue;
+    const message = reason(value);
+    if (message !== undefined) issues.push({ path: field, message });
+  }
+  const messages = request.messages.map((message, index) => messageOf(message, `messages[${index}]`, issues));
+  const tools: ToolSpecInput[] = [];
+  for (const [index, tool] of (request.tools ?? []).entries()) {
+    if ((tool.type !== undefined && tool.type !== "function") || tool.function === undefined) {
+      issues.push({
+        path: `tools[${index}].type`,
+        message: `only function tools are supported, got ${JSON.stringify(tool.type ?? null)}`,
+      });
+      continue;
     }
-  });
-  const tools: ToolSpecInput[] = (request.tools ?? []).map((tool) => {
     const spec: ToolSpecInput = {
       name: tool.function.name,
       parameters: tool.function.parameters ?? { type: "object", properties: {} },
     };
     if (tool.function.description !== undefined) spec.description = tool.function.description;
     if (typeof tool.function.strict === "boolean") spec.strict = tool.function.strict;
-    return spec;
-  });
+    tools.push(spec);
+  }
   const options: CallOptions = {};
   const maxTokens = request.max_completion_tokens ?? request.max_tokens;
   if (maxTokens) options.maxTokens = maxTokens;
@@ -135,9 +263,13 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
   if (request.stop) options.stopSequences = typeof request.stop === "string" ? [request.stop] : request.stop;
   if (typeof request.parallel_tool_calls === "boolean")
     options.parallelToolCalls = request.parallel_tool_calls;
-  if (request.reasoning_effort) options.thinking = { effort: request.reasoning_effort } satisfies Thinking;
+  if (request.reasoning_effort) options.thinking = thinkingOf(request.reasoning_effort);
   if (request.tool_choice !== undefined) options.toolChoice = toolChoiceOf(request.tool_choice);
-  if (request.user) options.metadata = { user_id: request.user };
+  const user = request.user || request.safety_identifier;
+  if (user) options.metadata = { user_id: user };
+  const format = responseFormatOf(request.response_format, issues);
+  if (format) options.responseFormat = format;
+  if (issues.length > 0) throw new ValidationError(issues);
   return {
     route: request.model,
     messages,
@@ -149,18 +281,239 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
   };
 }
 
+function messageOf(message: ChatMessage, where: string, issues: ValidationIssue[]): MessageInput {
+  switch (message.role) {
+    case "system":
+    case "developer":
+      return { role: "system", content: textOf(message.content, `${where}.content`, issues) };
+    case "tool":
+      return {
+        role: "tool",
+        toolResults: [
+          {
+            callId: message.tool_call_id ?? "",
+            content: contentOf(message.content, `${where}.content`, issues),
+          },
+        ],
+      };
+    case "assistant": {
+      if (message.audio !== undefined && message.audio !== null) {
+        issues.push({
+          path: `${where}.audio`,
+          message: "audio output is not supported: send its transcript as content",
+        });
+      }
+      if (message.function_call !== undefined && message.function_call !== null) {
+        issues.push({
+          path: `${where}.function_call`,
+          message: "the deprecated functions API is not supported: send tool_calls",
+        });
+      }
+      // A past refusal is what the model said: it is the turn's text when there is no other.
+      const text = textOf(message.content, `${where}.content`, issues, true);
+      const content = text === "" && message.refusal ? message.refusal : text;
+      const toolCalls: ToolCallInput[] = [];
+      for (const [index, call] of (message.tool_calls ?? []).entries()) {
+        if ((call.type !== undefined && call.type !== "function") || call.function === undefined) {
+          issues.push({
+            path: `${where}.tool_calls[${index}].type`,
+            message: `only function tool calls are supported, got ${JSON.stringify(call.type ?? null)}`,
+          });
+          continue;
+        }
+        const argumentsText = call.function.arguments ?? "";
+        toolCalls.push({
+          id: call.id,
+          name: call.function.name,
+          arguments: parseToolArguments(argumentsText),
+          argumentsText,
+        });
+      }
+      return { role: "assistant", content, toolCalls };
+    }
+    default:
+      return { role: "user", content: contentOf(message.content, `${where}.content`, issues) };
+  }
+}
+
+/** Text-only content (system, developer and assistant messages): text parts, and refusal parts for the assistant. */
+function textOf(
+  content: ChatMessage["content"],
+  where: string,
+  issues: ValidationIssue[],
+  assistant = false,
+): string {
+  if (typeof content === "string") return content;
+  if (!content) return "";
+  let text = "";
+  for (const [index, part] of content.entries()) {
+    if (part.type === "text" && typeof part.text === "string") text += part.text;
+    else if (assistant && part.type === "refusal" && typeof part.refusal === "string") text += part.refusal;
+    else {
+      issues.push({
+        path: `${where}[${index}]${part.type === "text" ? ".text" : ".type"}`,
+        message:
+          part.type === "text"
+            ? "expected string"
+            : `this message takes text parts only, got ${JSON.stringify(part.type)}`,
+      });
+    }
+  }
+  return text;
+}
+
+/** User and tool content: a string, or parts (text, image_url, file). */
+function contentOf(content: ChatMessage["content"], where: string, issues: ValidationIssue[]): Content {
+  if (typeof content === "string") return content;
+  if (!content) return "";
+  const parts: ContentPart[] = [];
+  for (const [index, part] of content.entries()) {
+    const converted = partOf(part, `${where}[${index}]`, issues);
+    if (converted) parts.push(converted);
+  }
+  return parts;
+}
+
+const IMAGE_DETAILS = ["auto", "low", "high"];
+
+/**
+ * One Chat part as a neutral part, checked by the neutral schema (a bad base64 or media type is named at
+ * the Chat field: `…image_url.url`, `…file.file_data`). `image_url.detail` is accepted and not passed on:
+ * the neutral image has no resolution hint, and each upstream uses its default.
+ */
+function partOf(part: ChatPart, where: string, issues: ValidationIssue[]): ContentPart | undefined {
+  switch (part.type) {
+    case "text": {
+      if (typeof part.text !== "string") {
+        issues.push({ path: `${where}.text`, message: "expected string" });
+        return undefined;
+      }
+      return { type: "text", text: part.text };
+    }
+    case "image_url": {
+      const image = part.image_url as { url?: unknown; detail?: unknown } | undefined;
+      if (typeof image !== "object" || image === null || typeof image.url !== "string") {
+        issues.push({ path: `${where}.image_url.url`, message: "expected string" });
+        return undefined;
+      }
+      if (image.detail !== undefined && !IMAGE_DETAILS.includes(image.detail as string)) {
+        issues.push({ path: `${where}.image_url.detail`, message: 'expected "auto" or "low" or "high"' });
+      }
+      return checked({ type: "image", url: image.url }, where, `${where}.image_url.url`, issues);
+    }
+    case "file": {
+      const file = part.file as { file_data?: unknown; file_id?: unknown; filename?: unknown } | undefined;
+      if (typeof file !== "object" || file === null) {
+        issues.push({ path: `${where}.file`, message: "expected object" });
+        return undefined;
+      }
+      if (file.file_id !== undefined) {
+        issues.push({
+          path: `${where}.file.file_id`,
+          message: "the gateway has no file store: send the file inline as file_data (a base64 data: URL)",
+        });
+        return undefined;
+      }
+      if (typeof file.file_data !== "string" || !file.file_data.startsWith("data:")) {
+        issues.push({
+          path: `${where}.file.file_data`,
+          message: "expected a base64 data: URL (data:application/pdf;base64,…)",
+        });
+        return undefined;
+      }
+      const filename = file.filename;
+      if (filename !== undefined && typeof filename !== "string") {
+        issues.push({ path: `${where}.file.filename`, message: "expected string" });
+        return undefined;
+      }
+      return checked(
+        { type: "file", url: file.file_data, ...(filename === undefined ? {} : { filename }) },
+        where,
+        `${where}.file.file_data`,
+        issues,
+      );
+    }
+    case "input_audio":
+      issues.push({ path: `${where}.input_audio`, message: "audio input is not supported by the gateway" });
+      return undefined;
+    default:
+      issues.push({
+        path: `${where}.type`,
+        message: `${JSON.stringify(part.type)} parts are not supported (text, image_url and file are)`,
+      });
+      return undefined;
+  }
+}
+
+/** `part` through the neutral schema (which reads a data: URL as inline data); issues named at `field`. */
+function checked(
+  part: ContentPart,
+  where: string,
+  field: string,
+  issues: ValidationIssue[],
+): ContentPart | undefined {
+  const result = z.safeParse(ContentPartSchema, part);
+  if (result.success) return result.data;
+  for (const issue of issuesOf(result.error.issues)) {
+    issues.push({
+      path: issue.path.endsWith("filename") ? `${where}.file.filename` : field,
+      message: issue.message,
+    });
+  }
+  return undefined;
+}
+
+/**
+ * `response_format` as `responseFormat`, checked as the library checks it (a name of `[a-zA-Z0-9_-]`, an
+ * object schema), the issues named at `response_format.json_schema.*`. Chat Completions' `strict` defaults
+ * to false, and stays so here.
+ */
+function responseFormatOf(
+  format: ChatCompletionsRequest["response_format"],
+  issues: ValidationIssue[],
+): ResponseFormat | undefined {
+  if (!format || format.type === "text") return undefined;
+  if (format.type === "json_object") return { type: "json" };
+  const spec = format.json_schema;
+  if (spec.schema === undefined) {
+    issues.push({
+      path: "response_format.json_schema.schema",
+      message: 'required: the schema the answer must match (or send {"type":"json_object"} for any JSON)',
+    });
+    return undefined;
+  }
+  const neutral: ResponseFormat = {
+    type: "json_schema",
+    name: spec.name,
+    schema: spec.schema,
+    strict: spec.strict ?? false,
+    ...(spec.description === undefined ? {} : { description: spec.description }),
+  };
+  try {
+    prepareResponseFormat(neutral);
+  } catch (error) {
+    if (!ValidationError.is(error)) throw error;
+    for (const issue of error.issues) {
+      issues.push({
+        path: issue.path.replace(/^responseFormat/, "response_format.json_schema"),
+        message: issue.message,
+      });
+    }
+    return undefined;
+  }
+  return neutral;
+}
+
+function thinkingOf(effort: NonNullable<ChatCompletionsRequest["reasoning_effort"]>): Thinking {
+  if (effort === "none") return "off";
+  if (effort === "xhigh" || effort === "max") return { effort: "max" };
+  return { effort };
+}
+
 function toolChoiceOf(choice: NonNullable<ChatCompletionsRequest["tool_choice"]>): ToolChoice {
   if (choice === "required") return "any";
   if (typeof choice === "string") return choice;
   return { name: choice.function.name };
-}
-
-function textOf(content: ChatCompletionsRequest["messages"][number]["content"]): string {
-  if (typeof content === "string") return content;
-  if (!content) return "";
-  return content
-    .flatMap((part) => (part.type === "text" && typeof part.text === "string" ? [part.text] : []))
-    .join("");
 }
 
 /** Neutral stop reason → Chat Completions `finish_reason`. */
@@ -175,6 +528,16 @@ export function finishReasonOf(stopReason: StopReason): "stop" | "length" | "too
     default:
       return "stop";
   }
+}
+
+/**
+ * The `finish_reason` of a response. A refusal is `stop` with `message.refusal` set, as OpenAI answers one
+ * (and as the `openai` client's `parse()` expects: it throws on `content_filter` without reading the
+ * refusal); a content filter that stopped the answer without a refusal text is `content_filter`.
+ */
+export function chatFinishReasonOf(response: ModelResponse): ReturnType<typeof finishReasonOf> {
+  if (response.refusal !== undefined && response.stopReason === "content-filter") return "stop";
+  return finishReasonOf(response.stopReason);
 }
 
 /** Neutral usage → Chat Completions usage (`prompt_tokens` includes cached input, as OpenAI counts it). */
@@ -200,7 +563,11 @@ export function chatCompletionOf(
   id: string,
   created: number,
 ): Record<string, unknown> {
-  const message: Record<string, unknown> = { role: "assistant", content: response.message.content || null };
+  const text = contentText(response.message.content);
+  const refusal = response.refusal;
+  // A refusal is `message.refusal`; the text is the content only when it is more than the refusal itself.
+  const content = text === "" || (refusal !== undefined && text === refusal) ? null : text;
+  const message: Record<string, unknown> = { role: "assistant", content, refusal: refusal ?? null };
   if (response.message.toolCalls.length > 0) {
     message.tool_calls = response.message.toolCalls.map((call) => ({
       id: call.id,
@@ -214,15 +581,18 @@ export function chatCompletionOf(
     object: "chat.completion",
     created,
     model: route,
-    choices: [{ index: 0, message, finish_reason: finishReasonOf(response.stopReason), logprobs: null }],
+    choices: [{ index: 0, message, finish_reason: chatFinishReasonOf(response), logprobs: null }],
     usage: chatUsageOf(response.usage),
   };
 }
 
 /**
  * Neutral stream events → `chat.completion.chunk` frames (then `[DONE]`): text and reasoning deltas, tool
- * calls by index (id and name once, then argument pieces), the finish reason, and a usage chunk when the
- * client asked for `stream_options.include_usage`.
+ * calls by index (id and name once, then argument pieces), a `refusal` delta when the model refused, the
+ * finish reason, and a usage chunk when the client asked for `stream_options.include_usage`.
+ *
+ * An answer that is not the JSON a `response_format` asked for is sent as it is (the text was streamed
+ * already), as the complete route answers it: checking it is the client's, as with OpenAI.
  *
  * `events` must end with `done` or throw, as the gateway's streams do (they are opened by `openStream`,
  * under `requireDone`): `[DONE]` is sent for `done`, and an error ends the frames by being thrown.
@@ -244,47 +614,69 @@ export async function* chatChunksOf(
     },
   });
   yield chunk({ role: "assistant", content: "" });
-  for await (const event of events) {
-    switch (event.type) {
-      case "text-delta":
-        yield chunk({ content: event.text });
-        break;
-      case "reasoning-delta":
-        yield chunk({ reasoning_content: event.text });
-        break;
-      case "tool-call-start":
-        yield chunk({
-          tool_calls: [
-            {
-              index: event.index,
-              id: event.id,
-              type: "function",
-              function: { name: event.name, arguments: "" },
-            },
-          ],
-        });
-        break;
-      case "tool-call-delta":
-        yield chunk({ tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }] });
-        break;
-      case "done":
-        yield chunk({}, finishReasonOf(event.response.stopReason));
-        if (includeUsage) {
-          yield {
-            data: {
-              id,
-              object: "chat.completion.chunk",
-              created,
-              model: route,
-              choices: [],
-              usage: chatUsageOf(event.response.usage),
-            },
-          };
-        }
-        yield { data: "[DONE]" };
-        return;
-      default:
-        break;
+  let done: ModelResponse | undefined;
+  try {
+    for await (const event of events) {
+      switch (event.type) {
+        case "text-delta":
+          yield chunk({ content: event.text });
+          break;
+        case "reasoning-delta":
+          yield chunk({ reasoning_content: event.text });
+          break;
+        case "tool-call-start":
+          yield chunk({
+            tool_calls: [
+              {
+                index: event.index,
+                id: event.id,
+                type: "function",
+                function: { name: event.name, arguments: "" },
+              },
+            ],
+          });
+          break;
+        case "tool-call-delta":
+          yield chunk({
+            tool_calls: [{ index: event.index, function: { arguments: event.argumentsDelta } }],
+          });
+          break;
+        case "done":
+          done = event.response;
+          break;
+        default:
+          break;
+      }
+      if (done) break;
     }
+  } catch (error) {
+    if (!StructuredOutputError.is(error)) throw error;
+    done = error.response;
+  }
+  if (!done) return;
+  if (done.refusal !== undefined) yield chunk({ refusal: done.refusal });
+  yield chunk({}, chatFinishReasonOf(done));
+  if (includeUsage) {
+    yield {
+      data: {
+        id,
+        object: "chat.completion.chunk",
+        created,
+        model: route,
+        choices: [],
+        usage: chatUsageOf(done.usage),
+      },
+    };
+  }
+  yield { data: "[DONE]" };
+}
+
+/** A completed call, or the response a `StructuredOutputError` kept (see {@link chatChunksOf}). */
+export async function completedOrRaw(call: Promise<ModelResponse>): Promise<ModelResponse> {
+  try {
+    return await call;
+  } catch (error) {
+    if (StructuredOutputError.is(error)) return error.response;
+    throw error;
   }
 }

@@ -7,12 +7,20 @@
  */
 import type { Workflow } from "../agent/workflow.ts";
 import type { CallOptions } from "../core/call-options.ts";
+import { type Content, contentText } from "../core/content.ts";
 import { type MessageInput, normalizeMessages } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
+import { ValidationError } from "../core/validation-error.ts";
+
+/** The text of `content`, each image or file shown as `[image]` / `[file]` (the demo cannot see them). */
+function textOf(content: Content | undefined): string {
+  if (!Array.isArray(content)) return contentText(content);
+  return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("");
+}
 
 /**
  * A provider that answers from a fixed script: no network, no key. `delayMs` makes each call take that
@@ -43,9 +51,9 @@ export function demoProvider(options: { delayMs?: number } = {}): Provider {
     const history = normalizeMessages(messages);
     const last = history.at(-1);
     const specs = normalizeToolSpecs(tools);
-    const lastUser = [...history].reverse().find((message) => message.role === "user")?.content ?? "";
+    const lastUser = textOf([...history].reverse().find((message) => message.role === "user")?.content);
     const usage = {
-      inputTokens: history.reduce((sum, message) => sum + Math.ceil(message.content.length / 4), 0),
+      inputTokens: history.reduce((sum, message) => sum + Math.ceil(textOf(message.content).length / 4), 0),
       outputTokens: 12,
     };
     const base = { usage, model: "demo", provider: "demo" };
@@ -66,7 +74,7 @@ export function demoProvider(options: { delayMs?: number } = {}): Provider {
     const results = last?.toolResults ?? [];
     const content =
       results.length > 0
-        ? `Done. The tool said: ${results.map((result) => result.content).join("; ")}`
+        ? `Done. The tool said: ${results.map((result) => textOf(result.content)).join("; ")}`
         : `Hello from the modelwire demo route. You said: ${lastUser}`;
     return {
       ...base,
@@ -75,6 +83,12 @@ export function demoProvider(options: { delayMs?: number } = {}): Provider {
     };
   };
   const check = (options: CallOptions | undefined) => {
+    // The script answers text: a structured answer it cannot give is refused, never faked or ignored.
+    if (options?.responseFormat !== undefined) {
+      throw new ValidationError([
+        { path: "responseFormat", message: "the demo route answers text only: use a model route" },
+      ]);
+    }
     if (options?.signal?.aborted)
       throw new ProviderError({ kind: "aborted", message: "call aborted", provider: "demo", model: "demo" });
   };

@@ -10,10 +10,13 @@
  *   clients such as the official SDKs wait as long as the upstream asked.
  * - A bad request is a 400 naming every bad field; a configuration problem is a 500 naming the fields the
  *   operator must fix (never a value).
+ * - An answer that is not the JSON a `responseFormat` asked for (`StructuredOutputError`) is a 502 of kind
+ *   `structured_output` carrying the response, so the client still has the text the model wrote.
  *
  * @module
  */
 import { ProviderError, type ProviderErrorJSON, type ProviderErrorKind } from "../core/provider-error.ts";
+import { StructuredOutputError } from "../core/structured-output.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
 
 /** A configuration problem: the operator's, reported as a 500 that names the fields. */
@@ -65,6 +68,16 @@ export function retryHeaders(retryAfterMs: number | undefined): Record<string, s
   };
 }
 
+/** A `StructuredOutputError` as a client sees it: its message and the response it kept (raw text included). */
+export function structuredOutputErrorJSON(error: StructuredOutputError): Record<string, unknown> {
+  return {
+    kind: "structured_output",
+    message: error.message,
+    ...(error.issues.length > 0 ? { issues: error.issues } : {}),
+    response: error.response,
+  };
+}
+
 /** The JSON error response for anything a route throws. */
 export function errorResponse(
   error: unknown,
@@ -83,6 +96,9 @@ export function errorResponse(
         status: 400,
       },
     );
+  }
+  if (StructuredOutputError.is(error)) {
+    return Response.json({ error: structuredOutputErrorJSON(error) }, { status: 502 });
   }
   if (ProviderError.is(error)) {
     const status = statusOf(error.kind);

@@ -6,8 +6,9 @@
  * @module
  */
 import { ProviderError } from "../core/provider-error.ts";
+import { StructuredOutputError } from "../core/structured-output.ts";
 import { toProviderError } from "../providers/http.ts";
-import { clientErrorJSON } from "./gateway-error.ts";
+import { clientErrorJSON, structuredOutputErrorJSON } from "./gateway-error.ts";
 
 const encoder = new TextEncoder();
 
@@ -64,6 +65,11 @@ export function sseResponse(
         );
       } catch (error) {
         finished = true;
+        if (StructuredOutputError.is(error)) {
+          controller.enqueue(sseFrame(structuredOutputErrorJSON(error), "error"));
+          controller.close();
+          return;
+        }
         const failure = ProviderError.is(error)
           ? error
           : toProviderError(error, options.context, options.abort?.signal);

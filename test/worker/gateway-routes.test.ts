@@ -668,8 +668,11 @@ describe("configuration", () => {
         base_url: "https://evil.test",
       },
     });
-    expect(chat.status).toBe(200);
-    expect(calls.map((upstream) => upstream.host)).toEqual(["anthropic.upstream.test"]);
+    // Chat Completions refuses a field it does not know, as OpenAI does: naming both, calling nothing.
+    expect(chat.status).toBe(400);
+    const body = (await chat.json()) as { error: { issues: { path: string }[] } };
+    expect(body.error.issues.map((issue) => issue.path).sort()).toEqual(["baseURL", "base_url"]);
+    expect(calls).toEqual([]);
   });
 });
 

@@ -7,7 +7,7 @@
  */
 import { Hono } from "hono";
 import { completeOn, type RouteCalls, streamOn } from "../call-route.ts";
-import { chatChunksOf, chatCompletionOf, chatRequestToNeutral } from "../chat-completions.ts";
+import { chatChunksOf, chatCompletionOf, chatRequestToNeutral, completedOrRaw } from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 
@@ -26,7 +26,7 @@ export function chatCompletionRoutes(gateway: RouteCalls): Hono<Gateway> {
     const created = Math.floor(Date.now() / 1000);
     if (!request.stream) {
       const response = await completeOn(c, gateway, call, (provider, options) =>
-        provider.complete(request.messages, request.tools, options),
+        completedOrRaw(provider.complete(request.messages, request.tools, options)),
       );
       return c.json(chatCompletionOf(response, request.route, id, created));
     }
