@@ -32,7 +32,10 @@ export interface BundleTarget {
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
-  // Goal 12 KB; enforced at 14.6 KB. Over the goal: the mid-tool-loop thinking guard, header-credential
+  // Goal 12 KB; enforced at 18.6 KB (14.6 KB until content parts and structured output, issue 16: the
+  // Messages part mapping with its refusals, the shared content readers and part check, the forced output
+  // tool and reading `Response.object`, refusal text — ~3.7 KB; getting back under the goal is issue 22's).
+  // Over the goal before that: the mid-tool-loop thinking guard, header-credential
   // scrubbing and the tool-pairing module shared with Bedrock (~500 bytes); the upstream deadlines and the
   // encoding-aware credential redaction every adapter shares (~1.2 KB); the never-throw stored-history
   // helpers and the one native-replay rule every converter calls (~550 bytes); the protocol contract and
@@ -41,17 +44,20 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
     entry: "test/bench/worker.ts",
-    budget: 14_600,
+    budget: 18_600,
     target: 12_000,
   },
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
-    budget: 25_800,
+    // 25.8 KB until issue 16: two protocols' part mappings and structured output (~5.3 KB).
+    budget: 31_500,
     target: 24_000,
   },
-  // Every adapter, the substrate, the agent loop and zod/mini; 60 KB until content parts and structured output.
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 64_000, target: 30_000 },
+  // Every adapter, the substrate, the agent loop and zod/mini; 60 KB until content parts and structured
+  // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
+  // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 68_800, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

@@ -30,10 +30,14 @@ describe("contentOf", () => {
       "messages[1].content",
       warnings,
     );
+    // A dropped part leaves blank text in its place (sent nowhere), so later parts keep their paths.
     expect(parts).toEqual([
       { type: "text", text: "plain" },
       { type: "image", mediaType: "image/png", data: PNG },
+      { type: "text", text: "" },
       { type: "file", url: "https://example.com/a.pdf", filename: "a.pdf" },
+      { type: "text", text: "" },
+      { type: "text", text: "" },
     ]);
     expect(warnings).toHaveLength(3);
     expect(warnings[0]).toMatch(/^messages\[1\]\.content\[2\]/);
