@@ -28,7 +28,8 @@ import {
   type ToolChoice,
 } from "../core/call-options.ts";
 import { parseToolArguments } from "../core/collect-stream.ts";
-import { type Content, type ContentPart, ContentPartSchema, contentText } from "../core/content.ts";
+import { type Content, type ContentPart, contentText } from "../core/content.ts";
+import { ContentPartSchema } from "../core/content-schema.ts";
 import type { MessageInput, ToolCallInput } from "../core/message.ts";
 import type { Response as ModelResponse, StopReason } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
