@@ -17,6 +17,8 @@ import * as z from "zod";
 import { FakeProvider, type FakeStep } from "../../src/testing.ts";
 import { createWorker } from "../../src/worker/app.ts";
 import {
+  ANTHROPIC_BASE,
+  anthropicMessage,
   gateway,
   gatewayEnv,
   OPENAI_BASE,
@@ -417,6 +419,86 @@ describe("through an OpenAI Chat route: the upstream gets the image and the form
     expect(final.choices[0]!.message).toMatchObject({ refusal: "I can't help with that.", parsed: null });
     expect(final.choices[0]!.message.content ?? "").toBe("");
     expect(final.choices[0]!.finish_reason).toBe("stop");
+  });
+});
+
+describe("through an Anthropic route: the image as an image block, the format natively or as the output tool", () => {
+  /** The Anthropic upstream: checks the image block, then answers with `reply` (a whole message). */
+  function anthropicUpstream(received: UpstreamCall[], reply: Record<string, unknown>) {
+    const handler: UpstreamHandler = (call) => {
+      received.push(call);
+      expect(call.url).toBe(`${ANTHROPIC_BASE}/messages`);
+      const messages = call.body.messages as { role: string; content: Record<string, unknown>[] }[];
+      expect(messages.at(-1)!.content).toMatchObject([
+        { type: "text", text: "Read this invoice." },
+        { type: "image", source: { type: "base64", media_type: "image/png", data: PNG } },
+      ]);
+      return Response.json(reply);
+    };
+    return handler;
+  }
+
+  function client(handler: UpstreamHandler, model: string) {
+    const { worker } = gateway(handler, {
+      config: {
+        routes: {
+          claude: {
+            protocol: "anthropic",
+            model,
+            baseURL: ANTHROPIC_BASE,
+            apiKeySecret: "ANTHROPIC_API_KEY",
+          },
+        },
+      },
+    });
+    return new OpenAI({
+      apiKey: TOKEN,
+      baseURL: "http://gateway.test/v1",
+      maxRetries: 0,
+      fetch: async (url, init) => worker.app.fetch(new Request(url, init), gatewayEnv),
+    });
+  }
+
+  it("a model with native structured output gets output_config.format; the client parses the object", async () => {
+    const received: UpstreamCall[] = [];
+    const completion = await client(
+      anthropicUpstream(received, anthropicMessage(JSON.stringify(ANSWER))),
+      "claude-sonnet-4-5",
+    ).chat.completions.parse({
+      model: "claude",
+      messages: [imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    });
+    expect(completion.choices[0]!.message.parsed).toEqual(ANSWER);
+    expect(received).toHaveLength(1);
+    expect((received[0]!.body.output_config as { format?: unknown }).format).toMatchObject({
+      type: "json_schema",
+      schema: { type: "object", required: ["vendor", "total", "paid"] },
+    });
+    expect(received[0]!.body.tools).toBeUndefined();
+  });
+
+  it("an older model gets the forced output tool; its call comes back as the message's JSON", async () => {
+    const received: UpstreamCall[] = [];
+    const reply = {
+      ...anthropicMessage("", { id: "toolu_1", name: "invoice", input: ANSWER }),
+      content: [{ type: "tool_use", id: "toolu_1", name: "invoice", input: ANSWER }],
+    };
+    const completion = await client(
+      anthropicUpstream(received, reply),
+      "claude-sonnet-4-20250514",
+    ).chat.completions.parse({
+      model: "claude",
+      messages: [imageMessage],
+      response_format: zodResponseFormat(Invoice, "invoice"),
+    });
+    expect(completion.choices[0]!.message.parsed).toEqual(ANSWER);
+    expect(completion.choices[0]!.message.tool_calls ?? []).toEqual([]);
+    expect(completion.choices[0]!.finish_reason).toBe("stop");
+    const body = received[0]!.body;
+    expect(body.tool_choice).toEqual({ type: "any" });
+    expect((body.tools as { name: string }[]).map((tool) => tool.name)).toEqual(["invoice"]);
+    expect(body.output_config).toBeUndefined();
   });
 });
 
