@@ -158,3 +158,76 @@ describe("pause: gaps mutation testing found", () => {
     expect(isStopStatus(new String("running"))).toBe(false);
   });
 });
+
+describe("pause: the lines it logs say what it found", () => {
+  const warned = (value: unknown) => {
+    const log = logger();
+    expect(isStopStatus(value, { logger: log })).toBe(false);
+    expect(log.warn).toHaveBeenCalledTimes(1);
+    return log.warn.mock.calls[0]![0];
+  };
+
+  it("an unknown shape is described: an array, a scalar's type, an object's first five keys, or none", () => {
+    const running = "; treating it as running";
+    expect(warned(["paused"])).toBe(`modelwire: pause check found no status in an array${running}`);
+    expect(warned(7)).toBe(`modelwire: pause check found no status in a number${running}`);
+    expect(warned(true)).toBe(`modelwire: pause check found no status in a boolean${running}`);
+    expect(warned({})).toBe(`modelwire: pause check found no status in an object without keys${running}`);
+    expect(warned({ a: 1, b: 2, c: 3, d: 4, e: 5, f: 6 })).toBe(
+      `modelwire: pause check found no status in an object with keys a, b, c, d, e${running}`,
+    );
+    expect(warned({ status: 3 })).toBe(
+      `modelwire: pause check found no status in an object with keys status${running}`,
+    );
+    expect(warned(new Map([["state", "paused"]]))).toBe(
+      `modelwire: pause check found no status in an object without keys${running}`,
+    );
+  });
+
+  it("a status that cannot be read names the error; a thrown non-Error is printed as it is", async () => {
+    const getter = {
+      get status(): string {
+        throw new TypeError("row closed");
+      },
+    };
+    expect(warned(getter)).toBe(
+      "modelwire: pause check could not read a status (TypeError: row closed); running",
+    );
+    const log = logger();
+    expect(
+      await checkPause(
+        () => {
+          throw "timeout";
+        },
+        { logger: log },
+      ),
+    ).toEqual({ stop: false, status: undefined });
+    expect(log.warn.mock.calls[0]![0]).toBe(
+      "modelwire: pause check could not read the task status (timeout); running",
+    );
+  });
+
+  it("a stop is one info line naming the status; running and no status log nothing", async () => {
+    const log = logger();
+    await checkPause({ status: " Stopped " }, { logger: log });
+    expect(log.info.mock.calls).toEqual([['modelwire: task status is "stopped"; stopping at this boundary']]);
+    await checkPause("running", { logger: log });
+    await checkPause(undefined, { logger: log });
+    await checkPause(null, { logger: log });
+    expect(log.info).toHaveBeenCalledTimes(1);
+    expect(log.warn).not.toHaveBeenCalled();
+  });
+
+  it("a logger that throws never turns a check into a crash", async () => {
+    const broken = {
+      warn: () => {
+        throw new Error("log sink down");
+      },
+      info: () => {
+        throw new Error("log sink down");
+      },
+    };
+    expect(isStopStatus({ state: 1 }, { logger: broken })).toBe(false);
+    expect(await checkPause("paused", { logger: broken })).toEqual({ stop: true, status: "paused" });
+  });
+});

@@ -351,6 +351,8 @@ function replayNative(
         warnings.push(
           `messages[${index}]: reasoning item ${clipped(safeString(entry.item.id))} has no item after it; left out`,
         );
+        // Not sent after all: a later turn's item with the same id is not a duplicate.
+        if (isNonEmptyString(entry.item.id)) ids.itemIds.delete(entry.item.id);
         return;
       }
       items.push(entry.item);
