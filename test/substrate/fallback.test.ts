@@ -585,3 +585,42 @@ describe("fallback: gaps mutation testing found", () => {
     ]);
   });
 });
+
+describe("fallback: a bad chain is refused when it is built, naming the field", () => {
+  const issues = (build: () => unknown) => {
+    try {
+      build();
+    } catch (error) {
+      expect(ValidationError.is(error)).toBe(true);
+      return (error as ValidationError).issues;
+    }
+    throw new Error("expected a ValidationError");
+  };
+  const one = () => [{ provider: fake("a", { text: "a" }) }];
+
+  it("no entries, or an entry that is not a Provider", () => {
+    expect(issues(() => fallback([]))).toEqual([
+      { path: "entries", message: "a fallback chain needs at least one entry" },
+    ]);
+    expect(issues(() => fallback(undefined as never))).toEqual([
+      { path: "entries", message: "a fallback chain needs at least one entry" },
+    ]);
+    expect(issues(() => fallback([...one(), { provider: { complete: () => {} } as never }]))).toEqual([
+      { path: "entries[1].provider", message: "must be a Provider" },
+    ]);
+  });
+
+  it("a cooldown without a positive ms, or with an `after` that is not a positive integer", () => {
+    for (const ms of [0, -1, Number.NaN, "30" as never]) {
+      expect(issues(() => fallback(one(), { cooldown: { ms } }))).toEqual([
+        { path: "cooldown.ms", message: "must be a positive number of milliseconds" },
+      ]);
+    }
+    for (const after of [0, 1.5, -2]) {
+      expect(issues(() => fallback(one(), { cooldown: { ms: 1000, after } }))).toEqual([
+        { path: "cooldown.after", message: "must be a positive integer" },
+      ]);
+    }
+    expect(() => fallback(one(), { cooldown: { ms: 1000, after: 2 } })).not.toThrow();
+  });
+});
