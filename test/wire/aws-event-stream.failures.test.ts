@@ -6,6 +6,7 @@ import {
   decodeAwsEventFrame,
   frameInfo,
 } from "../../src/wire/aws-event-stream.ts";
+import { crc32 } from "../../src/wire/crc32.ts";
 import {
   byteStream,
   type ChunkSizes,
@@ -194,5 +195,60 @@ describe("readAwsEventStream failures", () => {
       expectWireError(error, "corrupt_frame", /message checksum mismatch/);
       expect(tracked.state.cancelled).toBe(tracked.state.closed === false);
     }
+  });
+});
+
+describe("the messages of framing errors say what was wrong and where the numbers came from", () => {
+  const hex = (value: number) => `0x${(value >>> 0).toString(16).padStart(8, "0")}`;
+  const u32 = (bytes: Uint8Array, at: number) => new DataView(bytes.buffer, bytes.byteOffset).getUint32(at);
+  const message = (bytes: Uint8Array) => {
+    const error = thrown(() => decodeAwsEventFrame(bytes));
+    return { code: (error as { code?: string }).code, message: (error as Error).message };
+  };
+  const good = () => eventFrame("contentBlockDelta", '{"delta":{"text":"hi"}}');
+
+  it("checksums: the one the frame carries and the one computed, prelude and message apart", () => {
+    const prelude = good();
+    prelude[9] = prelude[9]! ^ 0xff;
+    expect(message(prelude)).toEqual({
+      code: "corrupt_frame",
+      message: `AWS event stream: prelude checksum mismatch (expected ${hex(u32(prelude, 8))}, computed ${hex(crc32(prelude.subarray(0, 8)))})`,
+    });
+    const body = good();
+    body[20] = body[20]! ^ 0x01;
+    const end = body.length - 4;
+    expect(message(body)).toEqual({
+      code: "corrupt_frame",
+      message: `AWS event stream: message checksum mismatch (expected ${hex(u32(body, end))}, computed ${hex(crc32(body.subarray(0, end)))})`,
+    });
+  });
+
+  it("headers that run past their section name the header (or say it was the name itself)", () => {
+    // A name length of 40 in a 5-byte headers section.
+    expect(message(frame(Uint8Array.from([40, 0x61, 0x62, 0x63, 7])))).toEqual({
+      code: "corrupt_frame",
+      message: "AWS event stream: a header name runs past the headers section",
+    });
+    // A string value announcing 300 bytes where 3 are left.
+    expect(message(frame(Uint8Array.from([1, 0x6b, 7, 0x01, 0x2c, 0x61, 0x62, 0x63])))).toEqual({
+      code: "corrupt_frame",
+      message: 'AWS event stream: header "k" runs past the headers section',
+    });
+  });
+
+  it("bytes after one frame, and a body cut in the prelude or in the frame, count the bytes", () => {
+    const one = good();
+    expect(message(concatBytes([one, Uint8Array.from([1, 2, 3])]))).toEqual({
+      code: "corrupt_frame",
+      message: `AWS event stream: 3 bytes after a frame of ${one.length} bytes`,
+    });
+    expect(message(one.subarray(0, 7))).toEqual({
+      code: "truncated",
+      message: "AWS event stream: body ended inside a frame prelude (7 of 12 bytes)",
+    });
+    expect(message(one.subarray(0, 30))).toEqual({
+      code: "truncated",
+      message: `AWS event stream: body ended inside a frame (30 of ${one.length} bytes)`,
+    });
   });
 });
