@@ -254,6 +254,9 @@ describe("readSse buffer limit", () => {
     expect(error).toBeInstanceOf(WireError);
     expect(WireError.is(error)).toBe(true);
     expect((error as WireError).code).toBe("buffer_overflow");
+    expect((error as WireError).message).toBe(
+      `SSE stream sent more than ${MB} characters without ending a line or an event`,
+    );
     expect(state.bytesDelivered).toBeLessThan(2 * MB);
     expect(state.cancelled).toBe(true);
   });
