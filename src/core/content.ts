@@ -53,12 +53,30 @@ export const IMAGE_MEDIA_TYPES: readonly string[] = ["image/png", "image/jpeg", 
 export const MAX_INLINE_DATA_CHARS = 32 * 1024 * 1024;
 
 const MEDIA_TYPE = /^[a-z0-9][a-z0-9!#$&^_.+-]{0,126}\/[a-z0-9][a-z0-9!#$&^_.+-]{0,126}$/;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 const DATA_URL = /^data:([^;,]+)(;[^,]*)?,(.*)$/s;
 
-/** Whether `text` is standard base64 (padded, no whitespace, no URL-safe alphabet). */
+/** Whether `code` is a character of the standard base64 alphabet (A-Z a-z 0-9 + /). */
+function isBase64Code(code: number): boolean {
+  return (
+    (code >= 65 && code <= 90) ||
+    (code >= 97 && code <= 122) ||
+    (code >= 48 && code <= 57) ||
+    code === 43 ||
+    code === 47
+  );
+}
+
+/**
+ * Whether `text` is standard base64 (padded, no whitespace, no URL-safe alphabet). One pass over the
+ * characters: a regular expression over megabytes of data runs out of backtracking stack.
+ */
 export function isBase64(text: string): boolean {
-  return text.length % 4 === 0 && BASE64.test(text);
+  const length = text.length;
+  if (length % 4 !== 0) return false;
+  let padding = 0;
+  if (length > 0 && text.charCodeAt(length - 1) === 61) padding = text.charCodeAt(length - 2) === 61 ? 2 : 1;
+  for (let at = 0; at < length - padding; at++) if (!isBase64Code(text.charCodeAt(at))) return false;
+  return true;
 }
 
 /**
@@ -111,6 +129,17 @@ function isPartUrl(value: string): boolean {
  * ```
  */
 export function checkContentPart(value: unknown): { part: ContentPart } | { issue: PartIssue } {
+  try {
+    return checkPart(value);
+  } catch (error) {
+    // A value no reader can read (a getter that throws, a revoked Proxy): refused, never a throw.
+    return {
+      issue: { path: [], message: `could not be read (${(error as Error)?.message ?? String(error)})` },
+    };
+  }
+}
+
+function checkPart(value: unknown): { part: ContentPart } | { issue: PartIssue } {
   const fail = (path: (string | number)[], message: string) => ({ issue: { path, message } });
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     return fail([], 'expected a part object ({ type: "text" | "image" | "file", … })');

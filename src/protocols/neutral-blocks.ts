@@ -9,6 +9,7 @@
  * @module
  */
 import type { Content, FilePart, ImagePart } from "../core/content.ts";
+import type { ValidationIssue } from "../core/validation-error.ts";
 import { contentOf, isBlank, isNonEmptyString, isRecord, textOf, toolArgumentsOf } from "./stored-history.ts";
 
 /** How one block protocol writes the blocks that neutral fields become. */
@@ -136,6 +137,32 @@ export function textOnlyOf(content: Content, where: string, warnings: string[], 
   content.forEach((part, position) => {
     if (part.type === "text") texts.push(part.text);
     else warnings.push(`${where}[${position}]: ${reason}; the ${part.type} is left out`);
+  });
+  return texts.join("");
+}
+
+/**
+ * A system message's text, read from stored `content` (`where`: `messages[i].content`): a string as it is,
+ * parts as their text parts joined. Every API takes text only there and none documents a way around, so
+ * each image or file is refused, naming it (`api` says whose rule: "Anthropic Messages"). Never throws.
+ */
+export function systemTextOf(
+  value: unknown,
+  where: string,
+  warnings: string[],
+  refused: ValidationIssue[],
+  api: string,
+): string {
+  const content = contentOf(value, where, warnings);
+  if (typeof content === "string") return content;
+  const texts: string[] = [];
+  content.forEach((part, position) => {
+    if (part.type === "text") texts.push(part.text);
+    else
+      refused.push({
+        path: `${where}[${position}]`,
+        message: `${api} system messages take text only; send the ${part.type} in a user message`,
+      });
   });
   return texts.join("");
 }

@@ -122,3 +122,37 @@ describe("inlineUrlParts", () => {
     ).rejects.toThrow(/content\[0\]: downloading https:\/\/x.test\/gone.png answered 404/);
   });
 });
+
+describe("base64 checks scale to real photos and never throw", () => {
+  it("isBase64 over 6 million characters (a ~4.5 MB image) is linear, not a stack overflow", () => {
+    expect(isBase64("A".repeat(6_000_000))).toBe(true);
+    expect(isBase64(`${"A".repeat(6_000_000)}AA==`)).toBe(true);
+    expect(isBase64(`${"A".repeat(5_999_999)}-`)).toBe(false);
+  });
+
+  it("padding only at the end, at most two, and the length a multiple of four", () => {
+    for (const good of ["", "QQ==", "QUI=", "QUJD", "+/+/"]) expect(isBase64(good), good).toBe(true);
+    for (const bad of ["Q", "QQ=", "Q===", "====", "QQ=A", "Q=Q=", "QU JD", "QUJD\n", "QU_D"]) {
+      expect(isBase64(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+
+  it("a stored history with a large photo converts; a part that cannot be read is refused, not thrown", async () => {
+    const { contentOf } = await import("../../src/protocols/stored-history.ts");
+    const warnings: string[] = [];
+    const data = "A".repeat(6_000_000);
+    expect(
+      contentOf([{ type: "image", mediaType: "image/png", data }], "messages[0].content", warnings),
+    ).toEqual([{ type: "image", mediaType: "image/png", data }]);
+    const hostile = {
+      type: "image",
+      get url(): string {
+        throw new Error("revoked");
+      },
+    };
+    expect(contentOf([hostile], "messages[0].content", warnings)).toEqual([{ type: "text", text: "" }]);
+    expect(warnings).toEqual([
+      "messages[0].content[0]: not a valid content part (could not be read (revoked)); left out",
+    ]);
+  });
+});

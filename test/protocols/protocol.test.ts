@@ -707,6 +707,27 @@ describe.each(CASES)("$label: content parts and responseFormat", (entry) => {
     );
   });
 
+  it("a system message given as parts keeps its text; an image in it is named, never dropped in silence", () => {
+    const built = entry.protocol.buildRequest(
+      entry.request([
+        {
+          role: "system",
+          content: [
+            { type: "text", text: "Be terse, sys-mark-41." },
+            { type: "image", url: "https://img.example/sys.png" },
+          ],
+        },
+        { role: "user", content: "hi" },
+      ]),
+    );
+    expect(JSON.stringify(built.body)).toContain("Be terse, sys-mark-41.");
+    const said = [...built.warnings, ...(built.refused ?? []).map((issue) => issue.path)];
+    expect(
+      JSON.stringify(built.body).includes("https://img.example/sys.png") ||
+        said.some((line) => names(line, "messages[0].content[1]")),
+    ).toBe(true);
+  });
+
   it("responseFormat is never ignored: mapped into the body, sent as the output tool, or refused", () => {
     const format = {
       type: "json_schema" as const,

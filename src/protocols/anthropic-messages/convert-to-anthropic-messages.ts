@@ -6,6 +6,7 @@ import {
   assistantBlocksOf,
   contentBlocksOf,
   type NeutralBlockWriter,
+  systemTextOf,
   textOnlyOf,
   userBlocksOf,
 } from "../neutral-blocks.ts";
@@ -18,7 +19,6 @@ import {
   MISSING_TOOL_RESULT,
   orphanResultText,
   safeString,
-  textOf,
 } from "../stored-history.ts";
 import {
   ANTHROPIC_MESSAGES,
@@ -91,7 +91,8 @@ export function convertToAnthropicMessages(
   forEachStoredMessage(messages, warnings, (raw, role, index) => {
     switch (role) {
       case "system": {
-        const text = textOf(raw.content, index, warnings);
+        const where = `messages[${index}].content`;
+        const text = systemTextOf(raw.content, where, warnings, refused, "Anthropic Messages");
         if (!isBlank(text)) system.push({ type: "text", text });
         return;
       }

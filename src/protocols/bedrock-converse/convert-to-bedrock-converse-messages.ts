@@ -2,7 +2,7 @@ import type { Content } from "../../core/content.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
-import { assistantBlocksOf, type NeutralBlockWriter, userBlocksOf } from "../neutral-blocks.ts";
+import { assistantBlocksOf, type NeutralBlockWriter, systemTextOf, userBlocksOf } from "../neutral-blocks.ts";
 import { repairTurns, type TurnBlocks } from "../repair-turns.ts";
 import {
   forEachStoredMessage,
@@ -13,7 +13,6 @@ import {
   MISSING_TOOL_RESULT,
   orphanResultText,
   safeString,
-  textOf,
 } from "../stored-history.ts";
 import {
   type ConverseMediaContext,
@@ -130,7 +129,8 @@ export function convertToBedrockConverseMessages(
   forEachStoredMessage(messages, warnings, (raw, role, index) => {
     switch (role) {
       case "system": {
-        const text = textOf(raw.content, index, warnings);
+        const where = `messages[${index}].content`;
+        const text = systemTextOf(raw.content, where, warnings, context.media.refused, "Bedrock Converse");
         if (!isBlank(text)) system.push({ text });
         return;
       }

@@ -2,7 +2,7 @@ import type { Content } from "../../core/content.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import { nativeProvenance } from "../native-replay.ts";
-import { assistantTextOf } from "../neutral-blocks.ts";
+import { assistantTextOf, systemTextOf } from "../neutral-blocks.ts";
 import { type PendingCall, PendingResults } from "../pending-results.ts";
 import {
   clipped,
@@ -92,7 +92,7 @@ export function convertToOpenAIChatMessages(
     switch (role) {
       case "system": {
         results.flush();
-        const text = systemTextOf(contentOf(raw.content, where, warnings), where, refused);
+        const text = systemTextOf(raw.content, where, warnings, refused, "Chat Completions");
         if (text.trim() !== "") out.push({ role: "system", content: text });
         return;
       }
@@ -188,20 +188,6 @@ function withMovedParts(
 }
 
 /** A system message's text: its text parts joined; an image or a file is refused (system takes text only). */
-function systemTextOf(content: Content, where: string, refused: ValidationIssue[]): string {
-  if (typeof content === "string") return content;
-  const texts: string[] = [];
-  content.forEach((part, position) => {
-    if (part.type === "text") texts.push(part.text);
-    else
-      refused.push({
-        path: `${where}[${position}]`,
-        message: `Chat Completions system messages take text only; send the ${part.type} in a user message`,
-      });
-  });
-  return texts.join("");
-}
-
 function assistantMessage(
   raw: Record<string, unknown>,
   index: number,

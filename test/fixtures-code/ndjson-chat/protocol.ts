@@ -44,7 +44,7 @@ import {
   replayOrRebuild,
   replaysNative,
   resolveToolChoice,
-  textOf,
+  systemTextOf,
   userBlocksOf,
 } from "modelwire/protocols";
 
@@ -151,7 +151,9 @@ function buildNdjsonRequest(input: NdjsonRequest): {
   const messages: NdjsonRequestBody["messages"] = [];
   forEachStoredMessage(input.messages, warnings, (message, role, index) => {
     if (role === "system") {
-      system.push(textOf(message.content, index, warnings));
+      system.push(
+        systemTextOf(message.content, `messages[${index}].content`, warnings, refused, NDJSON_CHAT),
+      );
       return;
     }
     const parts =
