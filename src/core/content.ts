@@ -93,6 +93,22 @@ export function parseDataUrl(url: string): { mediaType: string; data: string } |
   return { mediaType: match[1]!.toLowerCase(), data: match[3]! };
 }
 
+/**
+ * `url` as an error or a warning may show it: scheme, host and path, without user info, query or fragment
+ * (a pre-signed URL carries its credential there), clipped to 120 characters and quoted.
+ */
+export function shownUrl(url: string): string {
+  let shown: string;
+  try {
+    const parsed = new URL(url);
+    shown = `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+    if (parsed.search !== "" || parsed.hash !== "") shown += "?…";
+  } catch {
+    shown = `${/^[a-z][a-z0-9+.-]*:/i.exec(url)?.[0] ?? ""}…`;
+  }
+  return JSON.stringify(shown.length > 120 ? `${shown.slice(0, 117)}...` : shown);
+}
+
 /** A base64 `data:` URL of inline data. */
 export function dataUrl(mediaType: string, data: string): string {
   return `data:${mediaType};base64,${data}`;
@@ -259,13 +275,15 @@ export async function inlineUrlParts(content: Content, options: InlineUrlOptions
     const response = await doFetch(part.url, options.signal ? { signal: options.signal } : {});
     if (!response.ok) {
       await response.body?.cancel();
-      throw new Error(`content[${index}]: downloading ${part.url} answered ${response.status}`);
+      throw new Error(`content[${index}]: downloading ${shownUrl(part.url)} answered ${response.status}`);
     }
     const bytes = await readBounded(response, maxBytes, index);
     const mediaType =
       part.mediaType ?? response.headers.get("content-type")?.split(";")[0]?.trim().toLowerCase() ?? "";
     if (!MEDIA_TYPE.test(mediaType)) {
-      throw new Error(`content[${index}]: ${part.url} has no media type; give the part a mediaType`);
+      throw new Error(
+        `content[${index}]: ${shownUrl(part.url)} has no media type; give the part a mediaType`,
+      );
     }
     const data = bytesToBase64(bytes);
     out.push(

@@ -119,7 +119,7 @@ describe("inlineUrlParts", () => {
       inlineUrlParts([{ type: "image", url: "https://x.test/gone.png" }], {
         fetch: fetchOf(new Uint8Array(), {}, 404),
       }),
-    ).rejects.toThrow(/content\[0\]: downloading https:\/\/x.test\/gone.png answered 404/);
+    ).rejects.toThrow(/content\[0\]: downloading "https:\/\/x.test\/gone.png" answered 404/);
   });
 });
 
@@ -154,5 +154,34 @@ describe("base64 checks scale to real photos and never throw", () => {
     expect(warnings).toEqual([
       "messages[0].content[0]: not a valid content part (could not be read (revoked)); left out",
     ]);
+  });
+});
+
+describe("URLs in errors and refusals", () => {
+  it("show scheme, host and path only: no credentials of a pre-signed URL, no user info", async () => {
+    const { shownUrl } = await import("../../src/core/content.ts");
+    const signed =
+      "https://bucket.s3.amazonaws.com/a/b.pdf?X-Amz-Credential=AKIAEXAMPLE123%2F20261201&X-Amz-Signature=abc";
+    expect(shownUrl(signed)).toBe('"https://bucket.s3.amazonaws.com/a/b.pdf?…"');
+    expect(shownUrl("https://user:secret-pass@host.test/x.png")).toBe('"https://host.test/x.png"');
+    expect(shownUrl("gs://bucket/obj.png")).toBe('"gs://bucket/obj.png"');
+    expect(shownUrl("not a url at all")).toBe('"…"');
+    expect(shownUrl(`https://host.test/${"p".repeat(300)}`)).toHaveLength(122);
+  });
+
+  it("a refused OpenAI Chat file URL names the part without the URL's query", async () => {
+    const { convertToOpenAIChatMessages } = await import(
+      "../../src/protocols/openai-chat/convert-to-openai-chat-messages.ts"
+    );
+    const { openAIChatEndpointProfile } = await import("../../src/providers/openai-chat.ts");
+    const signed =
+      "https://bucket.s3.amazonaws.com/a.pdf?X-Amz-Credential=AKIAEXAMPLE123&X-Amz-Signature=abc";
+    const { refused } = convertToOpenAIChatMessages(
+      [{ role: "user", content: [{ type: "file", url: signed, mediaType: "application/pdf" }] }],
+      { model: "gpt-4o", profile: openAIChatEndpointProfile("openai") },
+    );
+    expect(refused?.[0]?.path).toBe("messages[0].content[0]");
+    expect(JSON.stringify(refused)).not.toContain("AKIAEXAMPLE123");
+    expect(JSON.stringify(refused)).not.toContain("X-Amz");
   });
 });

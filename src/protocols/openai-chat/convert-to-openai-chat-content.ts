@@ -5,6 +5,7 @@ import {
   type FilePart,
   IMAGE_MEDIA_TYPES,
   type ImagePart,
+  shownUrl,
 } from "../../core/content.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import { isBlank } from "../stored-history.ts";
@@ -49,10 +50,10 @@ export function openAIChatPartOf(
   const isImage = part.type === "image" || (part.mediaType?.startsWith("image/") ?? false);
   if (part.url !== undefined) {
     if (part.type === "file" && !isImage)
-      return refuse(`Chat Completions takes no file URLs (${clippedUrl(part.url)}); ${DOWNLOAD_HINT}`);
+      return refuse(`Chat Completions takes no file URLs (${shownUrl(part.url)}); ${DOWNLOAD_HINT}`);
     if (!/^https?:\/\//i.test(part.url))
       return refuse(
-        `Chat Completions takes image URLs over http(s) only, not ${clippedUrl(part.url)}; ${DOWNLOAD_HINT}`,
+        `Chat Completions takes image URLs over http(s) only, not ${shownUrl(part.url)}; ${DOWNLOAD_HINT}`,
       );
     return { type: "image_url", image_url: { url: part.url } };
   }
@@ -78,7 +79,7 @@ export function openAIChatPartOf(
       return refuse(`the ${mediaType} file is not UTF-8 text, which Chat Completions would take as text`);
     }
     context.warnings.push(
-      `${where}: the ${mediaType} file${part.filename ? ` ${clippedUrl(part.filename)}` : ""} is sent as a text part ` +
+      `${where}: the ${mediaType} file${part.filename ? ` ${JSON.stringify(part.filename.slice(0, 120))}` : ""} is sent as a text part ` +
         "(Chat Completions takes PDF files only, and documents sending a text file's contents as text)",
     );
     return { type: "text", text };
@@ -123,6 +124,3 @@ function positionOf(where: string): number {
 }
 
 /** A URL or name short enough for a message (data is never in it: inline parts are not URLs here). */
-function clippedUrl(url: string): string {
-  return JSON.stringify(url.length > 120 ? `${url.slice(0, 117)}...` : url);
-}
