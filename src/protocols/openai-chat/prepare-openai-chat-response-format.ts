@@ -76,12 +76,12 @@ export function prepareOpenAIChatResponseFormat(
     else throw error;
     return plan;
   }
-  plan.toolChoice = tools.length === 0 ? { name: plan.outputTool.name } : "any";
-  if (toolChoice !== undefined && toolChoice !== "auto" && toolChoice !== "any") {
-    plan.warnings.push(
-      `toolChoice ${JSON.stringify(toolChoice)} replaced by a forced tool call: structured output goes as the output tool ${plan.outputTool.name}`,
-    );
-  }
+  // The same policy as the Messages and Converse builders: "none" forbids the caller's tools, so only the
+  // output tool may be called; a tool the caller named is still called first (the answer comes after it);
+  // otherwise any tool, the output tool among them.
+  if (toolChoice === "none" || tools.length === 0) plan.toolChoice = { name: plan.outputTool.name };
+  else if (typeof toolChoice === "object" && toolChoice !== null) plan.toolChoice = toolChoice;
+  else plan.toolChoice = "any";
   plan.warnings.push(`responseFormat sent as the forced output tool ${plan.outputTool.name}: ${why}`);
   return plan;
 }

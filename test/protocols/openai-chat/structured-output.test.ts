@@ -101,17 +101,19 @@ describe("response_format", () => {
     ]);
   });
 
-  it("with the call's own tools the choice is any tool (required); a choice it replaces is reported", () => {
-    const built = build(FORMAT, {
+  it("with the call's own tools the choice is any tool (required); a named tool is called first; none allows only the output tool", () => {
+    const built = build(FORMAT, { profile: DEEPSEEK, tools: [WEATHER] });
+    expect(built.body.tools?.map((tool) => tool.function.name)).toStrictEqual(["weather", "result"]);
+    expect(built.body.tool_choice).toBe("required");
+    const named = build(FORMAT, {
       profile: DEEPSEEK,
       tools: [WEATHER],
       call: { toolChoice: { name: "weather" } },
     });
-    expect(built.body.tools?.map((tool) => tool.function.name)).toStrictEqual(["weather", "result"]);
-    expect(built.body.tool_choice).toBe("required");
-    expect(built.warnings).toContain(
-      'toolChoice {"name":"weather"} replaced by a forced tool call: structured output goes as the output tool result',
-    );
+    expect(named.body.tool_choice).toStrictEqual({ type: "function", function: { name: "weather" } });
+    // "none" forbids the caller's tools: only the output tool may be called, never "required".
+    const none = build(FORMAT, { profile: DEEPSEEK, tools: [WEATHER], call: { toolChoice: "none" } });
+    expect(none.body.tool_choice).toStrictEqual({ type: "function", function: { name: "result" } });
   });
 
   it("hosted models older than Structured Outputs take JSON mode only", () => {
