@@ -51,6 +51,16 @@ export function anthropicPartBlock(
   };
   const mediaType = part.mediaType?.toLowerCase();
 
+  // A file whose media type is an image is an image, as every other protocol reads it (an image block has
+  // no title, so its filename has nowhere to go).
+  if (part.type === "file" && mediaType?.startsWith("image/")) {
+    const image =
+      part.data !== undefined
+        ? { type: "image" as const, mediaType: part.mediaType!, data: part.data }
+        : { type: "image" as const, url: part.url, mediaType: part.mediaType };
+    return anthropicPartBlock(image, where, context);
+  }
+
   if (part.type === "image") {
     if (mediaType !== undefined && !IMAGE_MEDIA_TYPES.includes(mediaType)) {
       return refuse(

@@ -177,6 +177,32 @@ describe("parts in user messages", () => {
     expect(requests).toBe(0);
   });
 
+  it("a file whose media type is an image goes as an image block, as on every other protocol", () => {
+    const refused: ValidationIssue[] = [];
+    const context = { urlSources: true, refused };
+    expect(
+      anthropicPartBlock(
+        { type: "file", mediaType: "image/png", data: "iVBORw0KGgo=", filename: "a.png" },
+        "p",
+        context,
+      ),
+    ).toEqual({ type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" } });
+    expect(
+      anthropicPartBlock(
+        { type: "file", mediaType: "image/jpeg", url: "https://x.test/a.jpg" },
+        "q",
+        context,
+      ),
+    ).toEqual({
+      type: "image",
+      source: { type: "url", url: "https://x.test/a.jpg" },
+    });
+    expect(
+      anthropicPartBlock({ type: "file", mediaType: "image/tiff", data: "AAAA" }, "r", context),
+    ).toBeUndefined();
+    expect(refused.map((issue) => issue.path)).toEqual(["r"]);
+  });
+
   it("anthropicPartBlock refuses URL sources where the endpoint takes none", () => {
     const refused: ValidationIssue[] = [];
     const block = anthropicPartBlock({ type: "image", url: "https://x.test/a.png" }, "here", {
