@@ -584,7 +584,17 @@ export function chatCompletionOf(
     model: route,
     choices: [{ index: 0, message, finish_reason: chatFinishReasonOf(response), logprobs: null }],
     usage: chatUsageOf(response.usage),
+    ...warningsOf(response),
   };
+}
+
+/**
+ * What the call corrected, degraded or left out (`Response.warnings`: a text file sent as text, tool-result
+ * images moved to a user message, …), as a `warnings` extension field OpenAI clients pass through — on the
+ * `chat.completion` and on the stream's finish chunk — so no degradation reaches a client unsaid.
+ */
+function warningsOf(response: ModelResponse): { warnings?: string[] } {
+  return response.warnings && response.warnings.length > 0 ? { warnings: [...response.warnings] } : {};
 }
 
 /**
@@ -656,7 +666,8 @@ export async function* chatChunksOf(
   }
   if (!done) return;
   if (done.refusal !== undefined) yield chunk({ refusal: done.refusal });
-  yield chunk({}, chatFinishReasonOf(done));
+  const finish = chunk({}, chatFinishReasonOf(done));
+  yield { data: { ...finish.data, ...warningsOf(done) } };
   if (includeUsage) {
     yield {
       data: {

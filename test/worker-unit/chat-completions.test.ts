@@ -423,6 +423,28 @@ describe("the answer out", () => {
     return out;
   }
 
+  it("the response's warnings reach the client: on the completion, and on the stream's finish chunk", async () => {
+    const warned: ModelResponse = {
+      ...base,
+      warnings: ["messages[0].content[1]: the text/plain file is sent as a text part"],
+    };
+    expect(chatCompletionOf(warned, "gpt", "id", 1).warnings).toEqual(warned.warnings);
+    expect(chatCompletionOf(base, "gpt", "id", 1)).not.toHaveProperty("warnings");
+    async function* events(): AsyncGenerator<StreamEvent> {
+      yield { type: "text-delta", text: "ok" };
+      yield { type: "done", response: warned };
+    }
+    const frames = (await chunks(events())).filter((frame) => typeof frame !== "string") as Record<
+      string,
+      unknown
+    >[];
+    const finish = frames.find(
+      (frame) => (frame.choices as { finish_reason: unknown }[])[0]?.finish_reason === "stop",
+    );
+    expect(finish?.warnings).toEqual(warned.warnings);
+    expect(frames.filter((frame) => "warnings" in frame)).toHaveLength(1);
+  });
+
   it("streamed: a refusal delta, then the finish reason stop", async () => {
     const refused: ModelResponse = { ...base, refusal: "No.", stopReason: "content-filter" };
     async function* events(): AsyncGenerator<StreamEvent> {
