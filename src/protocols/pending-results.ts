@@ -32,11 +32,16 @@ export interface PendingCall {
 export interface ResultItems<C extends PendingCall, Item> {
   /**
    * The result of `call` (`output` says `Error: …` when the tool failed): text, or valid parts; `where`
-   * names the result's content for the protocol's warnings and refusals.
+   * names the result's content for the protocol's warnings and refusals. `added` is how many parts were
+   * put in front of the result's own (the `Error:` marker: 0 or 1), so that part `i` of `output` is part
+   * `i - added` of `where`.
    */
-  output(call: C, output: Content, where: string): Item;
-  /** A user item: text, or valid parts (a result answering no call, with its header). */
-  text(content: Content, where: string): Item;
+  output(call: C, output: Content, where: string, added: number): Item;
+  /**
+   * A user item: text, or valid parts — a result answering no call, with its header part put in front
+   * (`added`: 0 for text, 1 for parts, as in {@link output}).
+   */
+  text(content: Content, where: string, added: number): Item;
 }
 
 /** The open calls of one request being converted, and the results and texts it writes to `out`. */
@@ -97,7 +102,7 @@ export class PendingResults<C extends PendingCall, Item> {
           "answered with an error result",
       );
       for (const call of this.#pending)
-        this.#out.push(this.#items.output(call, `Error: ${MISSING_TOOL_RESULT}`, "(added result)"));
+        this.#out.push(this.#items.output(call, `Error: ${MISSING_TOOL_RESULT}`, "(added result)", 0));
       this.#pending = [];
     }
     this.#out.push(...this.#orphans);
@@ -121,16 +126,20 @@ export class PendingResults<C extends PendingCall, Item> {
       this.#warnings.push(
         `${where}: tool result for ${shown(callId)} answers no call of the turn before it; sent as text`,
       );
-      const text = this.#items.text(orphanResultText(callId, content, isError), `${where}.content`);
+      const text = this.#items.text(
+        orphanResultText(callId, content, isError),
+        `${where}.content`,
+        typeof content === "string" ? 0 : 1,
+      );
       if (pending.length > 0) this.#orphans.push(text);
       else this.#out.push(text);
       return;
     }
     const answered = call;
     this.#pending = pending.filter((candidate) => candidate !== answered);
-    this.#out.push(
-      this.#items.output(answered, isError ? errorMarked(content) : content, `${where}.content`),
-    );
+    const marked = isError ? errorMarked(content) : content;
+    const added = typeof marked === "string" ? 0 : marked.length - (content as readonly unknown[]).length;
+    this.#out.push(this.#items.output(answered, marked, `${where}.content`, added));
     // The turn's calls are all answered: held texts go out now, in the order they came.
     if (this.#pending.length === 0) this.flush();
   }

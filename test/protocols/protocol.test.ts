@@ -647,8 +647,14 @@ const partsHistoryArb = fc
   .tuple(
     fc.array(fc.array(partArb("u"), { minLength: 1, maxLength: 5 }), { minLength: 1, maxLength: 3 }),
     fc.array(partArb("r"), { minLength: 1, maxLength: 4 }),
+    fc.boolean(),
+    fc.boolean(),
   )
-  .map(([users, result]) => {
+  .map(([users, generated, isError, markedAlready]) => {
+    // A result whose own first part says "Error:" (a failed one then gets no marker put in front).
+    const result: MarkedPart[] = markedAlready
+      ? [{ part: { type: "text", text: "Error:" }, markers: ["Error:"] }, ...generated]
+      : generated;
     const messages: unknown[] = [];
     const placed: { path: string; marked: MarkedPart }[] = [];
     users.forEach((parts, position) => {
@@ -668,7 +674,7 @@ const partsHistoryArb = fc
         const tool = messages.length;
         messages.push({
           role: "tool",
-          toolResults: [{ callId: "call_1", content: result.map((marked) => marked.part), isError: false }],
+          toolResults: [{ callId: "call_1", content: result.map((marked) => marked.part), isError }],
         });
         result.forEach((marked, at) => {
           placed.push({ path: `messages[${tool}].toolResults[0].content[${at}]`, marked });

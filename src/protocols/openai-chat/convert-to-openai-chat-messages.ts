@@ -71,17 +71,17 @@ export function convertToOpenAIChatMessages(
   const results = new PendingResults<PendingCall, OpenAIChatMessageParam>(
     out,
     {
-      output: (call, output, where) => {
+      output: (call, output, where, added) => {
         const message: OpenAIChatMessageParam = { role: "tool", tool_call_id: call.sent, content: "" };
-        message.content = toolContentOf(call.sent, output, where, context, (parts) =>
+        message.content = toolContentOf(call.sent, output, where, added, context, (parts) =>
           moved.set(message, parts),
         );
         return message;
       },
       // A result answering no call: its header (one text part in front), then its content, parts kept.
-      text: (content, where) => ({
+      text: (content, where, added) => ({
         role: "user",
-        content: openAIChatUserContentOf(content, where, context, typeof content === "string" ? 0 : 1) ?? "",
+        content: openAIChatUserContentOf(content, where, context, added) ?? "",
       }),
     },
     warnings,
@@ -132,12 +132,12 @@ function toolContentOf(
   callId: string,
   content: Content,
   where: string,
+  /** Parts PendingResults put in front of the result's own (the "Error:" marker). */
+  offset: number,
   context: OpenAIChatContentContext,
   move: (parts: OpenAIChatContentPart[]) => void,
 ): string {
   if (typeof content === "string") return content;
-  // A failed tool's parts come after the "Error:" marker PendingResults puts in front.
-  const offset = content.length > 1 && content[0]?.type === "text" && content[0].text === "Error:" ? 1 : 0;
   const texts: string[] = [];
   const parts: OpenAIChatContentPart[] = [];
   content.forEach((part, position) => {

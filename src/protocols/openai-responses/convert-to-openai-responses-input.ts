@@ -1,4 +1,3 @@
-import type { Content } from "../../core/content.ts";
 import type { MessageInput } from "../../core/message.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import { type NativeBlock, replayOrRebuild } from "../native-replay.ts";
@@ -115,15 +114,15 @@ export function convertToOpenAIResponsesInput(
   const results = new PendingResults<PendingCall, OpenAIResponsesInputItem>(
     input,
     {
-      output: (call, output, where) => ({
+      output: (call, output, where, added) => ({
         type: call.kind,
         call_id: call.sent,
-        output: openAIResponsesContentOf(output, where, sink, markerOffset(output)),
+        output: openAIResponsesContentOf(output, where, sink, -added),
       }),
       // Only results answering no call come here, their header part put in front of their parts.
-      text: (text, where) => ({
+      text: (text, where, added) => ({
         role: "user",
-        content: openAIResponsesContentOf(text, where, sink, Array.isArray(text) ? -1 : 0),
+        content: openAIResponsesContentOf(text, where, sink, -added),
       }),
     },
     warnings,
@@ -184,16 +183,6 @@ export function convertToOpenAIResponsesInput(
   });
   results.flush();
   return { instructions: system.length > 0 ? system.join("\n\n") : undefined, input, warnings, refused };
-}
-
-/**
- * A failed tool's parts come with an `Error:` text part put in front (`PendingResults`): the positions
- * named in refusals are those of the result's own parts.
- */
-function markerOffset(output: Content): number {
-  if (typeof output === "string" || output.length < 2) return 0;
-  const first = output[0];
-  return first?.type === "text" && first.text === "Error:" ? -1 : 0;
 }
 
 function assistantTurn(
