@@ -125,6 +125,8 @@ export function convertToBedrockConverseMessages(
   };
   const system: { text: string }[] = [];
   const turns: ConverseMessage[] = [];
+  /** Which stored message each user block came from, for the warnings of the repairs after conversion. */
+  const sourceOf = new WeakMap<ConverseBlock, number>();
 
   forEachStoredMessage(messages, warnings, (raw, role, index) => {
     switch (role) {
@@ -146,6 +148,7 @@ export function convertToBedrockConverseMessages(
           content.splice(after, 0, ...context.deferred);
           context.deferred = [];
         }
+        for (const block of content) sourceOf.set(block, index);
         turns.push({ role: "user", content });
         return;
       }
@@ -157,10 +160,16 @@ export function convertToBedrockConverseMessages(
 
   const missingResult = (id: string) => toolResultBlock(id, MISSING_TOOL_RESULT, true, context, "");
   const repaired = repairTurns(turns, { ...CONVERSE_BLOCKS, missingResult }, warnings);
+  /** The stored message a turn's blocks came from, as warnings name it (`messages[i]`), or "a user turn". */
+  const named = (turn: ConverseMessage): string => {
+    const index = turn.content.map((block) => sourceOf.get(block)).find((found) => found !== undefined);
+    return index === undefined ? "a user turn" : `messages[${index}]`;
+  };
   const result = separateToolResults(
-    repaired.map(withOrphanMedia).map((turn) => withDocumentText(turn, warnings)),
+    repaired.map(withOrphanMedia).map((turn) => withDocumentText(turn, warnings, named)),
     options.toolResultNeighbours ?? "all",
     warnings,
+    named,
   );
   if (result[0]?.role === "assistant") {
     warnings.push(
@@ -206,11 +215,15 @@ function withOrphanMedia(turn: ConverseMessage): ConverseMessage {
  * Converse requires a text block in a message that has a document ("If you include a ContentBlock with a
  * document field, you must also include a ContentBlock with a text field"): one is added when missing.
  */
-function withDocumentText(turn: ConverseMessage, warnings: string[]): ConverseMessage {
+function withDocumentText(
+  turn: ConverseMessage,
+  warnings: string[],
+  named: (turn: ConverseMessage) => string,
+): ConverseMessage {
   if (turn.role !== "user" || !turn.content.some((block) => "document" in block)) return turn;
   if (turn.content.some((block) => typeof block.text === "string")) return turn;
   warnings.push(
-    `a user turn holds a document and no text, which Converse rejects; the text ${JSON.stringify(DOCUMENT_TEXT)} added`,
+    `${named(turn)}: a user turn holds a document and no text, which Converse rejects; the text ${JSON.stringify(DOCUMENT_TEXT)} added`,
   );
   let after = 0;
   turn.content.forEach((block, position) => {
@@ -231,6 +244,7 @@ function separateToolResults(
   turns: ConverseMessage[],
   neighbours: BedrockModelTraits["toolResultNeighbours"],
   warnings: string[],
+  named: (turn: ConverseMessage) => string,
 ): ConverseMessage[] {
   if (neighbours === "all") return turns;
   const rejected = (block: ConverseBlock): boolean =>
@@ -244,7 +258,7 @@ function separateToolResults(
       continue;
     }
     warnings.push(
-      `messages[${out.length}]: this model takes ${neighbours === "none" ? "nothing" : "no document"} beside tool results in a user turn; the rest sent in a user turn of its own after a "${RESULTS_SEPARATOR}" assistant turn`,
+      `${named(turn)}: this model takes ${neighbours === "none" ? "nothing" : "no document"} beside tool results in a user turn; the rest sent in a user turn of its own after a "${RESULTS_SEPARATOR}" assistant turn`,
     );
     out.push(
       { role: "user", content: results },

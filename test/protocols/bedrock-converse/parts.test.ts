@@ -323,6 +323,20 @@ describe("media in tool results", () => {
     ]);
   });
 
+  it("the warning names the stored message, not the turn's place in the request (a system message first)", () => {
+    const built = withTools(
+      [
+        { role: "system", content: "Be brief." },
+        ...history([image], [{ role: "user", content: "what is it?" }]),
+      ],
+      PIXTRAL,
+    );
+    expect(built.warnings).toEqual([
+      "messages[3].toolResults[0].content[0]: this model takes no image inside a tool result; sent in the user turn after the results",
+      'messages[3]: this model takes nothing beside tool results in a user turn; the rest sent in a user turn of its own after a "." assistant turn',
+    ]);
+  });
+
   it("Qwen takes no media in toolResult: both moved", () => {
     const built = withTools(history([image, pdf]), QWEN);
     const blocks = built.body.messages[2]!.content;
