@@ -22,3 +22,15 @@ export function bytesToBase64(bytes: Uint8Array): string {
   }
   return btoa(binary);
 }
+
+/**
+ * The UTF-8 text base64 `data` encodes (a plain-text document sent as text), or `undefined` when it is not
+ * base64 or its bytes are not UTF-8. Never throws.
+ */
+export function utf8OfBase64(data: string): string | undefined {
+  try {
+    return new TextDecoder("utf-8", { fatal: true }).decode(base64ToBytes(data));
+  } catch {
+    return undefined;
+  }
+}

@@ -1,4 +1,4 @@
-import { base64ToBytes } from "../../core/base64.ts";
+import { utf8OfBase64 } from "../../core/base64.ts";
 import { type FilePart, IMAGE_MEDIA_TYPES, type ImagePart } from "../../core/content.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import type { AnthropicDocumentBlock, AnthropicImageBlock } from "./anthropic-wire.ts";
@@ -81,7 +81,7 @@ export function anthropicPartBlock(
     if (mediaType === PDF)
       return titled({ type: "document", source: { type: "base64", media_type: PDF, data: part.data } });
     if (mediaType === TEXT) {
-      const text = utf8(part.data);
+      const text = utf8OfBase64(part.data);
       if (text === undefined) return refuse("a text/plain file whose bytes are not UTF-8 text");
       return titled({ type: "document", source: { type: "text", media_type: TEXT, data: text } });
     }
@@ -104,13 +104,4 @@ function urlProblem(url: string, context: AnthropicPartContext): string | undefi
   if (/^https:\/\//i.test(url)) return undefined;
   const scheme = /^([a-z0-9+.-]+):/i.exec(url)?.[1]?.toLowerCase() ?? "unknown";
   return `with scheme ${scheme}: Anthropic fetches https URLs only; ${DOWNLOAD}`;
-}
-
-/** Base64 of UTF-8 text → the text; `undefined` when it does not decode (bad base64 or not UTF-8). */
-function utf8(data: string): string | undefined {
-  try {
-    return new TextDecoder("utf-8", { fatal: true }).decode(base64ToBytes(data));
-  } catch {
-    return undefined;
-  }
 }

@@ -1,4 +1,4 @@
-import { base64ToBytes } from "../../core/base64.ts";
+import { utf8OfBase64 } from "../../core/base64.ts";
 import {
   type Content,
   dataUrl,
@@ -72,10 +72,8 @@ export function openAIChatPartOf(
   if (mediaType === "audio/mpeg" || mediaType === "audio/mp3")
     return { type: "input_audio", input_audio: { data: part.data, format: "mp3" } };
   if (mediaType.startsWith("text/")) {
-    let text: string;
-    try {
-      text = new TextDecoder("utf-8", { fatal: true }).decode(base64ToBytes(part.data));
-    } catch {
+    const text = utf8OfBase64(part.data);
+    if (text === undefined) {
       return refuse(`the ${mediaType} file is not UTF-8 text, which Chat Completions would take as text`);
     }
     context.warnings.push(
