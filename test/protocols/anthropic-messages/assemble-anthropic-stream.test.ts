@@ -263,3 +263,162 @@ describe("mutation gap 4: one read, many pieces; signatures from nothing", () =>
     expect(response.warnings).toBeUndefined();
   });
 });
+
+describe("blocks that arrive whole, start with content, or are never stopped", () => {
+  it("a text block that starts with text streams it and keeps it before the deltas", async () => {
+    const { events } = await run([
+      START,
+      sse({ type: "content_block_start", index: 0, content_block: { type: "text", text: "Hi" } }),
+      textDelta(0, " there"),
+      blockStop(0),
+      END_TURN,
+      STOP,
+    ]);
+    expect(events.filter((event) => event.type === "text-delta").map((event) => event.text)).toEqual([
+      "Hi",
+      " there",
+    ]);
+    expect(doneOf(events).message.content).toBe("Hi there");
+  });
+
+  it("a thinking block that starts with thinking streams it as reasoning", async () => {
+    const { events } = await run([
+      START,
+      sse({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "thinking", thinking: "Hmm", signature: "" },
+      }),
+      sse({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "…" } }),
+      sse({ type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "c2ln" } }),
+      blockStop(0),
+      STOP,
+    ]);
+    expect(events.filter((event) => event.type === "reasoning-delta").map((event) => event.text)).toEqual([
+      "Hmm",
+      "…",
+    ]);
+    expect(doneOf(events).message.native?.blocks).toEqual([
+      { type: "thinking", thinking: "Hmm…", signature: "c2ln" },
+    ]);
+  });
+
+  it("blocks sent whole inside message_start (programmatic tool calling) are the answer, calls ended", async () => {
+    const { events } = await run([
+      sse({
+        type: "message_start",
+        message: {
+          id: "msg_2",
+          role: "assistant",
+          model: "claude-x",
+          content: [
+            { type: "text", text: "Calling." },
+            { type: "tool_use", id: "toolu_9", name: "lookup", input: { q: "x" } },
+          ],
+          stop_reason: "tool_use",
+          usage: { input_tokens: 3 },
+        },
+      }),
+      STOP,
+    ]);
+    const response = doneOf(events);
+    expect(response.message.content).toBe("Calling.");
+    expect(response.message.toolCalls).toEqual([{ id: "toolu_9", name: "lookup", arguments: { q: "x" } }]);
+    expect(events.filter((event) => event.type === "tool-call-end")).toHaveLength(1);
+    expect(response.stopReason).toBe("tool-calls");
+  });
+
+  it("message_stop ends a block left open (a max_tokens cut): its call ends once, its text is kept", async () => {
+    const toolStart = sse({
+      type: "content_block_start",
+      index: 1,
+      content_block: { type: "tool_use", id: "toolu_1", name: "lookup", input: {} },
+    });
+    const { events } = await run([
+      START,
+      textStart(0),
+      textDelta(0, "Let me"),
+      toolStart,
+      sse({
+        type: "content_block_delta",
+        index: 1,
+        delta: { type: "input_json_delta", partial_json: '{"q":"os' },
+      }),
+      sse({ type: "message_delta", delta: { stop_reason: "max_tokens" }, usage: { output_tokens: 9 } }),
+      STOP,
+    ]);
+    const response = doneOf(events);
+    expect(response.message.content).toBe("Let me");
+    expect(response.message.toolCalls).toEqual([
+      { id: "toolu_1", name: "lookup", arguments: {}, argumentsText: '{"q":"os' },
+    ]);
+    expect(events.filter((event) => event.type === "tool-call-end")).toHaveLength(1);
+    expect(response.stopReason).toBe("length");
+  });
+
+  it("a second content_block_stop for a block changes nothing (no second tool-call-end)", async () => {
+    const { events } = await run([
+      START,
+      sse({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "tool_use", id: "t", name: "f", input: {} },
+      }),
+      sse({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '{"a":1}' },
+      }),
+      blockStop(0),
+      blockStop(0),
+      STOP,
+    ]);
+    expect(events.filter((event) => event.type === "tool-call-end")).toHaveLength(1);
+    expect(doneOf(events).message.toolCalls).toEqual([{ id: "t", name: "f", arguments: { a: 1 } }]);
+  });
+
+  it("a server tool's streamed input is kept in its block, and makes no tool-call events", async () => {
+    const { events } = await run([
+      START,
+      sse({
+        type: "content_block_start",
+        index: 0,
+        content_block: { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: {} },
+      }),
+      sse({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '{"query":' },
+      }),
+      sse({
+        type: "content_block_delta",
+        index: 0,
+        delta: { type: "input_json_delta", partial_json: '"oslo"}' },
+      }),
+      blockStop(0),
+      STOP,
+    ]);
+    expect(events.some((event) => event.type.startsWith("tool-call"))).toBe(false);
+    const response = doneOf(events);
+    expect(response.message.toolCalls).toEqual([]);
+    expect(response.message.native?.blocks).toEqual([
+      { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { query: "oslo" } },
+    ]);
+  });
+
+  it("a message_delta without usage sends no usage event; one with usage sends the merged figures", async () => {
+    const { events } = await run([
+      START,
+      sse({ type: "message_delta", delta: { stop_reason: "end_turn" } }),
+      sse({ type: "message_delta", delta: {}, usage: { output_tokens: 4 } }),
+      STOP,
+    ]);
+    const usage = events.filter((event) => event.type === "usage");
+    expect(usage).toHaveLength(2);
+    expect(usage[1]).toEqual({
+      type: "usage",
+      usage: expect.objectContaining({ inputTokens: 5, outputTokens: 4 }),
+    });
+    expect(doneOf(events).stopReason).toBe("stop");
+  });
+});
