@@ -252,3 +252,21 @@ describe("the messages of framing errors say what was wrong and where the number
     });
   });
 });
+
+describe("header names are read right however many there are", () => {
+  it("300 different names of one length (more than the decoder's 256 cached ones: some share a slot) each come back as sent", () => {
+    const names = Array.from({ length: 300 }, (_, n) => `h-${String(n).padStart(3, "0")}`);
+    const decoder = new AwsEventStreamDecoder();
+    const frames: ReturnType<typeof decodeAwsEventFrame>[] = [];
+    for (const round of [0, 1]) {
+      for (const name of names) decoder.push(frame(stringHeader(name, `${name}:${round}`), "{}"), frames);
+    }
+    decoder.finish();
+    expect(frames).toHaveLength(600);
+    frames.forEach((decoded, position) => {
+      const name = names[position % 300]!;
+      expect(Object.keys(decoded.headers)).toEqual([name]);
+      expect(decoded.headers[name]).toBe(`${name}:${position < 300 ? 0 : 1}`);
+    });
+  });
+});
