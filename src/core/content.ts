@@ -230,6 +230,14 @@ export function contentParts(content: Content | undefined): ContentPart[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : content;
 }
 
+/**
+ * Whether a media type is an image's: the one rule by which every protocol reads a file of such a type as an
+ * image (a PNG given as a file goes as an image block).
+ */
+export function isImageMediaType(mediaType: string | undefined): boolean {
+  return mediaType?.toLowerCase().startsWith("image/") ?? false;
+}
+
 /** Whether `content` holds an image or a file. */
 export function hasMedia(content: Content | undefined): boolean {
   return Array.isArray(content) && content.some((part) => part.type !== "text");

@@ -1,5 +1,5 @@
 import { utf8OfBase64 } from "../../core/base64.ts";
-import { type FilePart, IMAGE_MEDIA_TYPES, type ImagePart } from "../../core/content.ts";
+import { type FilePart, IMAGE_MEDIA_TYPES, type ImagePart, isImageMediaType } from "../../core/content.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import type { AnthropicDocumentBlock, AnthropicImageBlock } from "./anthropic-wire.ts";
 
@@ -53,7 +53,7 @@ export function anthropicPartBlock(
 
   // A file whose media type is an image is an image, as every other protocol reads it (an image block has
   // no title, so its filename has nowhere to go).
-  if (part.type === "file" && mediaType?.startsWith("image/")) {
+  if (part.type === "file" && isImageMediaType(part.mediaType)) {
     const image =
       part.data !== undefined
         ? { type: "image" as const, mediaType: part.mediaType!, data: part.data }

@@ -8,7 +8,7 @@
  * @see https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_DocumentBlock.html
  * @module
  */
-import type { FilePart, ImagePart } from "../../core/content.ts";
+import { type FilePart, type ImagePart, isImageMediaType } from "../../core/content.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import type { ConverseBlock, ConverseMediaSource } from "./bedrock-converse-wire.ts";
 
@@ -88,7 +88,7 @@ export function converseMediaBlock(
     return undefined;
   };
   const mediaType = part.mediaType?.toLowerCase();
-  const asImage = part.type === "image" || mediaType?.startsWith("image/") === true;
+  const asImage = part.type === "image" || isImageMediaType(part.mediaType);
   let source: ConverseMediaSource;
   let extension: string | undefined;
   if (part.data !== undefined) source = { bytes: part.data };

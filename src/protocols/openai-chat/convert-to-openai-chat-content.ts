@@ -5,6 +5,7 @@ import {
   type FilePart,
   IMAGE_MEDIA_TYPES,
   type ImagePart,
+  isImageMediaType,
   shownUrl,
 } from "../../core/content.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
@@ -47,7 +48,7 @@ export function openAIChatPartOf(
     context.refused.push({ path: where, message });
     return undefined;
   };
-  const isImage = part.type === "image" || (part.mediaType?.startsWith("image/") ?? false);
+  const isImage = part.type === "image" || isImageMediaType(part.mediaType);
   if (part.url !== undefined) {
     if (part.type === "file" && !isImage)
       return refuse(`Chat Completions takes no file URLs (${shownUrl(part.url)}); ${DOWNLOAD_HINT}`);

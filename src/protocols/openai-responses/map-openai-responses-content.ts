@@ -4,6 +4,7 @@ import {
   type FilePart,
   IMAGE_MEDIA_TYPES,
   type ImagePart,
+  isImageMediaType,
 } from "../../core/content.ts";
 import type { ValidationIssue } from "../../core/validation-error.ts";
 import { isBlank } from "../stored-history.ts";
@@ -107,7 +108,7 @@ export function openAIResponsesPartOf(
     );
   }
   const mediaType = part.mediaType?.toLowerCase();
-  if (part.type === "image" || mediaType?.startsWith("image/")) {
+  if (part.type === "image" || isImageMediaType(part.mediaType)) {
     if (mediaType !== undefined && !IMAGE_MEDIA_TYPES.includes(mediaType)) {
       return refuse(`the Responses API takes PNG, JPEG, WEBP and non-animated GIF images, not ${mediaType}`);
     }
