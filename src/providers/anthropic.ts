@@ -12,6 +12,7 @@ import { anthropicMessagesProtocol } from "../protocols/anthropic-messages/index
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL, secretsOf } from "./http.ts";
 import { type HttpProviderSettings, httpProvider } from "./http-provider.ts";
+import { mergeBetas, sseNativeEvent } from "./native.ts";
 
 /** Settings of {@link anthropic}. */
 export interface AnthropicSettings extends HttpProviderSettings {
@@ -54,6 +55,7 @@ export function anthropic(settings: AnthropicSettings): Provider {
   const model = settings.model;
   const profile = settings.profile ?? anthropicModelProfile(model);
   const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
+  const countURL = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages/count_tokens");
   const target = { model, origin: "anthropic" };
 
   return httpProvider({
@@ -74,6 +76,31 @@ export function anthropic(settings: AnthropicSettings): Provider {
       };
       if (settings.betas?.length) headers["anthropic-beta"] = settings.betas.join(",");
       return { url, headers };
+    },
+    // A client's Messages body passed through: the model is this provider's, the client's betas and
+    // version are sent on (the settings' betas too).
+    native: {
+      origin: "anthropic",
+      body: (request) => ({
+        body: { ...request.body, model, stream: request.stream },
+        droppedBetas: [],
+        warnings: [],
+      }),
+      headers: (request) => {
+        const headers: Record<string, string> = {};
+        const betas = mergeBetas(settings.betas, request.betas);
+        if (betas.length > 0) headers["anthropic-beta"] = betas.join(",");
+        if (request.version) headers["anthropic-version"] = request.version;
+        return headers;
+      },
+      eventOf: sseNativeEvent,
+      countTokens: {
+        request: (request) => {
+          const { stream: _stream, ...body } = request.body;
+          return { url: countURL, body: { ...body, model } };
+        },
+        read: (json) => (json as { input_tokens?: number } | null)?.input_tokens,
+      },
     },
   });
 }

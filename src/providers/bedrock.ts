@@ -8,6 +8,7 @@
  * @module
  */
 import { AwsV4Signer } from "aws4fetch";
+import { bytesToBase64 } from "../core/base64.ts";
 import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
@@ -17,10 +18,17 @@ import {
   bedrockConverseProtocol,
   isAnthropicBedrockModel,
 } from "../protocols/bedrock-converse/index.ts";
-import { bedrockInvokeProtocol } from "../protocols/bedrock-invoke/index.ts";
+import {
+  anthropicChunkText,
+  BEDROCK_ANTHROPIC_VERSION,
+  bedrockInvokeBetas,
+  bedrockInvokeProtocol,
+} from "../protocols/bedrock-invoke/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL } from "./http.ts";
 import { type HttpCall, type HttpProviderSettings, httpProvider } from "./http-provider.ts";
+import type { NativeRequest } from "./native.ts";
+import { typeOfJson } from "./native.ts";
 
 export { BEDROCK_ANTHROPIC_VERSION } from "../protocols/bedrock-invoke/index.ts";
 
@@ -227,8 +235,48 @@ export function bedrock(settings: BedrockSettings): Provider {
     checkStream,
   };
   if (api === "invoke") {
+    // A client's Messages body passed through InvokeModel: Bedrock's envelope around it, the client's betas
+    // that InvokeModel takes in the body (the others reported), no `model`, `stream` or `metadata`.
+    const invokeBody = (request: Omit<NativeRequest, "stream">) => {
+      const { model: _model, stream: _stream, metadata, anthropic_beta, ...rest } = request.body;
+      const warnings = metadata === undefined ? [] : ["Bedrock InvokeModel takes no metadata; left out"];
+      const asked = [
+        ...(request.betas ?? []),
+        ...(Array.isArray(anthropic_beta) ? anthropic_beta.map(String) : []),
+      ];
+      const { accepted, dropped } = bedrockInvokeBetas(asked);
+      const betas = [...new Set([...(settings.betas ?? []), ...accepted])];
+      const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
+      if (betas.length > 0) body.anthropic_beta = betas;
+      return { body, droppedBetas: dropped, warnings };
+    };
     return httpProvider({
       ...shared,
+      native: {
+        origin: BEDROCK_ORIGIN,
+        body: invokeBody,
+        eventOf: (frame) => {
+          const data = anthropicChunkText(frame, { provider: "bedrock", model });
+          return data === undefined ? undefined : { event: typeOfJson(data) ?? "message", data };
+        },
+        countTokens: {
+          // CountTokens takes the InvokeModel body, base64, at the foundation model's id (no profile prefix).
+          request: (request) => {
+            const { body } = invokeBody(request);
+            if (body.max_tokens === undefined) body.max_tokens = 1;
+            const bytes = new TextEncoder().encode(JSON.stringify(body));
+            return {
+              url: endpointURL(
+                base,
+                `model/${encodeModelId(foundationModelId(model))}/count-tokens`,
+                "endpoint",
+              ),
+              body: { input: { invokeModel: { body: bytesToBase64(bytes) } } },
+            };
+          },
+          read: (json) => (json as { inputTokens?: number } | null)?.inputTokens,
+        },
+      },
       protocol: bedrockInvokeProtocol,
       request: (call) => ({
         ...call,
@@ -251,6 +299,14 @@ export function bedrock(settings: BedrockSettings): Provider {
       betas: settings.betas,
     }),
   });
+}
+
+/**
+ * The foundation model id of a cross-region inference profile id (`us.anthropic.claude-…` →
+ * `anthropic.claude-…`): CountTokens takes only the former. Other ids (ARNs included) as they are.
+ */
+export function foundationModelId(model: string): string {
+  return model.replace(/^(?:us|eu|apac|jp|au|ca|us-gov|global)\.(?=[a-z0-9-]+\.)/, "");
 }
 
 /**

@@ -26,6 +26,7 @@ import {
   toProviderError,
   toScrubbedProviderError,
 } from "./http.ts";
+import { checkedNativeEvents, type NativeEndpoint, type NativeEvent, type NativeRequest } from "./native.ts";
 
 /** What every HTTP provider's settings hold, besides its own. */
 export interface HttpProviderSettings {
@@ -82,10 +83,31 @@ export interface HttpProviderSpec<W extends ProtocolWire, O extends CallOptions 
   context: Omit<W["context"], "warnings">;
   /** Refuses a 2xx streaming answer that is not a stream (Bedrock: JSON where an event stream belongs). */
   checkStream?(response: globalThis.Response): Promise<globalThis.Response>;
+  /** Native calls (a client's body of this protocol passed through): see {@link HttpNativeSpec}. */
+  native?: HttpNativeSpec<W>;
+}
+
+/** How a provider passes a client's body of its protocol through (`Provider.native`, see `NativeEndpoint`). */
+export interface HttpNativeSpec<W extends ProtocolWire> {
+  /** `NativeEndpoint.origin`. */
+  origin: string;
+  /** The upstream body for the client's, and the beta flags left out (the upstream does not take them). */
+  body(request: NativeRequest): { body: Record<string, unknown>; droppedBetas: string[]; warnings: string[] };
+  /** Headers on top of `endpoint`'s (the client's `anthropic-beta`, say). */
+  headers?(request: NativeRequest): Record<string, string>;
+  /** A frame's event, as the upstream sent it; undefined for a frame that is not one. */
+  eventOf(frame: W["frame"]): NativeEvent | undefined;
+  /** `NativeEndpoint.countTokens`: the URL and body of the count, and how to read its answer. */
+  countTokens?: {
+    request(request: Omit<NativeRequest, "stream">): { url: string; body: Record<string, unknown> };
+    read(json: unknown): number | undefined;
+  };
 }
 
 /** A provider built by {@link httpProvider}: a `Provider` whose calls take the options type `O`. */
 export interface HttpProvider<O extends CallOptions = CallOptions> extends Provider {
+  /** Requests of its own protocol passed through, when the provider supports it. */
+  readonly native?: NativeEndpoint | undefined;
   complete(
     messages: readonly MessageInput[],
     tools?: readonly ToolSpecInput[],
@@ -148,48 +170,171 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
     return { response, context: { ...spec.context, warnings } as W["context"], format, outputTool };
   };
 
+  /** The provider's native endpoint (see `NativeEndpoint`): the same transport, the client's body. */
+  function nativeEndpoint(nativeSpec: HttpNativeSpec<W>): NativeEndpoint {
+    const transport = (request: Omit<NativeRequest, "stream">, stream: boolean, url?: string) => {
+      const endpoint = spec.endpoint({ messages: [], tools: [], options: {} as O, stream });
+      return {
+        ...spec,
+        url: url ?? endpoint.url,
+        headers: { ...endpoint.headers, ...nativeSpec.headers?.({ ...request, stream }) },
+        signal: request.signal,
+        stream,
+        timeouts: { ...spec.timeouts, ...request.timeouts },
+        mapErrorBody: protocol.mapError,
+      };
+    };
+    const context = { ...spec.context, warnings: [] } as W["context"];
+    const endpoint: NativeEndpoint = {
+      protocol: protocol.name,
+      origin: nativeSpec.origin,
+      async send(request) {
+        const { body, droppedBetas, warnings } = nativeSpec.body(request);
+        const pending = post({ ...transport(request, request.stream), body: JSON.stringify(body) });
+        if (!request.stream) {
+          const answer = await pending.catch((error: unknown) => {
+            throw toScrubbedProviderError(error, spec, request.signal);
+          });
+          const requestId = requestIdOf(answer.headers);
+          const { text, parsed } = await readAnswer(Promise.resolve(answer), context, request.signal);
+          return {
+            status: answer.status,
+            json: text,
+            response: () => parsed,
+            droppedBetas,
+            warnings,
+            requestId,
+          };
+        }
+        let final: Response | undefined;
+        let answer: globalThis.Response;
+        let frames: ReadableStream<Uint8Array>;
+        try {
+          answer = await pending;
+          const checked = spec.checkStream ? await spec.checkStream(answer) : answer;
+          if (!checked.body) throw new TypeError("response has no body");
+          frames = checked.body;
+        } catch (error) {
+          throw toScrubbedProviderError(error, spec, request.signal);
+        }
+        const events = checkedNativeEvents(
+          protocol.readFrames(frames),
+          nativeSpec.eventOf,
+          (single) => protocol.assembleStream(single, context),
+          (response) => {
+            final = response;
+          },
+        );
+        return {
+          status: answer.status,
+          events: (async function* () {
+            try {
+              yield* events;
+            } catch (error) {
+              throw toScrubbedProviderError(
+                error,
+                spec,
+                request.signal,
+                ProviderError.is(error) && error.partialOutput === true,
+              );
+            }
+          })(),
+          response: () => final,
+          droppedBetas,
+          warnings,
+          requestId: requestIdOf(answer.headers),
+        };
+      },
+    };
+    const counting = nativeSpec.countTokens;
+    if (counting) {
+      endpoint.countTokens = async (request) => {
+        const { url, body } = counting.request(request);
+        const answer = await post({ ...transport(request, false, url), body: JSON.stringify(body) }).catch(
+          (error: unknown) => {
+            throw toScrubbedProviderError(error, spec, request.signal);
+          },
+        );
+        let text = "";
+        let value: unknown;
+        try {
+          text = await answer.text();
+          value = JSON.parse(text);
+        } catch {
+          value = undefined;
+        }
+        const count = counting.read(value);
+        if (count === undefined || !Number.isInteger(count) || count < 0) {
+          throw new ProviderError({
+            kind: "invalid_response",
+            message: `${spec.provider}: the token count answer has no input token count`,
+            provider: spec.provider,
+            model: spec.model,
+            upstreamBody: text,
+            secrets: spec.secrets,
+          });
+        }
+        return count;
+      };
+    }
+    return endpoint;
+  }
+
+  /**
+   * A whole answer: its text and the protocol's `Response`. A body that is not an answer is the failure it
+   * reports (OpenAI answers some with a 200), or `invalid_response`.
+   */
+  const readAnswer = async (
+    response: Promise<globalThis.Response>,
+    context: W["context"],
+    signal: AbortSignal | undefined,
+  ): Promise<{ text: string; parsed: Response }> => {
+    let text: string;
+    try {
+      text = await (await response).text();
+    } catch (error) {
+      throw toProviderError(error, spec, signal);
+    }
+    let json: object | undefined;
+    try {
+      const value: unknown = JSON.parse(text);
+      if (typeof value === "object" && value !== null) json = value;
+    } catch {
+      // Not JSON: no object to check.
+    }
+    if (json && protocol.isResponse(json)) {
+      try {
+        return { text, parsed: protocol.parseResponse(json, context) };
+      } catch (error) {
+        // An answer that reports a failure (a `failed` Responses response) was read without the keys.
+        throw toScrubbedProviderError(error, spec, signal);
+      }
+    }
+    const info = json && protocol.errorInResponse?.(json);
+    throw new ProviderError({
+      kind: info ? info.kind : "invalid_response",
+      message: `${spec.provider}: ${info ? info.message : `200 with no ${protocol.name} response`}`,
+      code: info?.code,
+      retryable: info?.retryable,
+      provider: spec.provider,
+      model: spec.model,
+      upstreamBody: text,
+      secrets: spec.secrets,
+    });
+  };
+
+  const native = spec.native && nativeEndpoint(spec.native);
+
   return {
     name: spec.provider,
     model: spec.model,
     protocol: protocol.name,
+    ...(native ? { native } : {}),
 
     async complete(messages, tools, options = {} as O): Promise<Response> {
       const { response, context, format, outputTool } = send(messages, tools, options, false);
-      let text: string;
-      try {
-        text = await (await response).text();
-      } catch (error) {
-        throw toProviderError(error, spec, options.signal);
-      }
-      let json: object | undefined;
-      try {
-        const parsed: unknown = JSON.parse(text);
-        if (typeof parsed === "object" && parsed !== null) json = parsed;
-      } catch {
-        // Not JSON: no object to check.
-      }
-      if (json && protocol.isResponse(json)) {
-        let parsed: Response;
-        try {
-          parsed = protocol.parseResponse(json, context);
-        } catch (error) {
-          // An answer that reports a failure (a `failed` Responses response) was read without the keys.
-          throw toScrubbedProviderError(error, spec, options.signal);
-        }
-        return readStructuredOutput(outputTool ? outputToolAnswer(parsed, outputTool) : parsed, format);
-      }
-      // Not an answer: the failure the body reports (OpenAI answers some with a 200), or invalid_response.
-      const info = json && protocol.errorInResponse?.(json);
-      throw new ProviderError({
-        kind: info ? info.kind : "invalid_response",
-        message: `${spec.provider}: ${info ? info.message : `200 with no ${protocol.name} response`}`,
-        code: info?.code,
-        retryable: info?.retryable,
-        provider: spec.provider,
-        model: spec.model,
-        upstreamBody: text,
-        secrets: spec.secrets,
-      });
+      const { parsed } = await readAnswer(response, context, options.signal);
+      return readStructuredOutput(outputTool ? outputToolAnswer(parsed, outputTool) : parsed, format);
     },
 
     async *stream(messages, tools, options = {} as O): AsyncGenerator<StreamEvent, void, undefined> {
@@ -219,4 +364,11 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
       if (done) yield { type: "done", response: await readStructuredOutput(done, format) };
     },
   };
+}
+
+/** The upstream's request id header, when it sent one. */
+function requestIdOf(headers: Headers): string | undefined {
+  return (
+    headers.get("request-id") ?? headers.get("x-request-id") ?? headers.get("x-amzn-requestid") ?? undefined
+  );
 }

@@ -10,6 +10,7 @@ import { ValidationError } from "../core/validation-error.ts";
 import { type OpenAIResponsesWire, openAIResponsesProtocol } from "../protocols/openai-responses/index.ts";
 import { endpointURL, secretsOf } from "./http.ts";
 import { type HttpProvider, type HttpProviderSettings, httpProvider } from "./http-provider.ts";
+import { sseNativeEvent } from "./native.ts";
 
 /** Settings of {@link openaiResponses}. */
 export interface OpenAIResponsesSettings extends HttpProviderSettings {
@@ -93,6 +94,16 @@ export function openaiResponses(settings: OpenAIResponsesSettings): OpenAIRespon
       const headers: Record<string, string> = { "content-type": "application/json", ...settings.headers };
       if (settings.apiKey) headers.authorization = `Bearer ${settings.apiKey}`;
       return { url, headers };
+    },
+    // A client's Responses body passed through, with this provider's model.
+    native: {
+      origin,
+      body: (request) => ({
+        body: { ...request.body, model, stream: request.stream },
+        droppedBetas: [],
+        warnings: [],
+      }),
+      eventOf: sseNativeEvent,
     },
   });
 }

@@ -22,6 +22,7 @@ import { VERSION } from "../index.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
 import { gatewayTokens, isAuthorized } from "./auth.ts";
 import { demoWorkflow } from "./demo.ts";
+import { dialectErrorResponse, dialectOfPath } from "./dialect-errors.ts";
 import type { Gateway, WorkerEnv } from "./env.ts";
 import { errorResponse, HTTPConfigError } from "./gateway-error.ts";
 import { type RouteTables, routeTables } from "./route-table.ts";
@@ -79,32 +80,37 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   const app = new Hono<Gateway>();
 
-  app.onError((error, c) =>
-    errorResponse(error, { exposeUpstreamErrors: tables.exposeUpstreamErrors(c.env), log }),
-  );
+  app.onError((error, c) => {
+    const dialect = dialectOfPath(c.req.path);
+    const settings = { exposeUpstreamErrors: tables.exposeUpstreamErrors(c.env), log };
+    return dialect === "modelwire"
+      ? errorResponse(error, settings)
+      : dialectErrorResponse(error, dialect, settings);
+  });
   app.notFound((c) =>
     c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404),
   );
+  /** A 401 in the request's dialect. */
+  const unauthorized = (path: string, message: string) => {
+    const dialect = dialectOfPath(path);
+    const body =
+      dialect === "anthropic"
+        ? { type: "error", error: { type: "authentication_error", message } }
+        : dialect === "openai"
+          ? { error: { message, type: "invalid_request_error", param: null, code: "invalid_api_key" } }
+          : { error: { kind: "auth", message } };
+    return Response.json(body, { status: 401, headers: { "www-authenticate": "Bearer" } });
+  };
 
   app.get("/health", (c) => c.json({ ok: true, name: "modelwire", version: VERSION }));
 
   app.use("/v1/*", async (c, next) => {
     const tokens = gatewayTokens(c.env?.GATEWAY_TOKENS);
     if (tokens.length === 0) {
-      return c.json(
-        {
-          error: {
-            kind: "auth",
-            message: "the gateway has no GATEWAY_TOKENS configured; every route is closed",
-          },
-        },
-        401,
-      );
+      return unauthorized(c.req.path, "the gateway has no GATEWAY_TOKENS configured; every route is closed");
     }
-    if (!(await isAuthorized(c.req.header("authorization"), tokens))) {
-      return c.json({ error: { kind: "auth", message: "missing or invalid bearer token" } }, 401, {
-        "www-authenticate": "Bearer",
-      });
+    if (!(await isAuthorized(c.req.header("authorization"), tokens, c.req.header("x-api-key")))) {
+      return unauthorized(c.req.path, "missing or invalid bearer token");
     }
     await next();
   });

@@ -16,6 +16,7 @@ import { demoProvider } from "./demo.ts";
 
 /** A route: what a model alias calls. `members` has one provider unless the route is a pool. */
 export interface Route {
+  /** The route's name in the config (its `aliases` map to the same route). */
   alias: string;
   members: Provider[];
   /** Relative weights of the members (pool routes), for the first pin of a session. */
@@ -92,6 +93,9 @@ export function buildRoutes(
   }
   const routes = new Map<string, Route>();
   const broken = new Map<string, ValidationIssue[]>();
+  const names = new Set(Object.keys(parsed.data.routes));
+  /** Where each alias was claimed, so a second claim is named. */
+  const claimed = new Map<string, string>();
   for (const [alias, config] of Object.entries(parsed.data.routes)) {
     const at = `routes.${alias}`;
     try {
@@ -100,13 +104,37 @@ export function buildRoutes(
           { path: at, message: "a route name is 1 to 128 of the characters A-Z a-z 0-9 . _ : / -" },
         ]);
       }
-      routes.set(alias, buildRoute(alias, config, at, env, options));
+      const { aliases, rest } = splitAliases(config, at);
+      for (const [index, name] of aliases.entries()) {
+        const where = `${at}.aliases[${index}]`;
+        const clash = names.has(name) ? `routes.${name}` : claimed.get(name);
+        if (clash !== undefined) {
+          throw new ValidationError([{ path: where, message: `"${name}" is already ${clash}` }]);
+        }
+        claimed.set(name, where);
+      }
+      const route = buildRoute(alias, rest, at, env, options);
+      routes.set(alias, route);
+      for (const name of aliases) routes.set(name, route);
     } catch (error) {
       if (!ValidationError.is(error)) throw error;
       broken.set(alias, [...error.issues]);
     }
   }
   return { routes, broken, exposeUpstreamErrors: parsed.data.exposeUpstreamErrors ?? false };
+}
+
+/**
+ * A route's `aliases` (other model names it answers to — real model ids such as
+ * `claude-sonnet-4-5-20250929`, which clients like Claude Code send), and the rest of its config.
+ */
+function splitAliases(config: unknown, at: string): { aliases: string[]; rest: unknown } {
+  if (typeof config !== "object" || config === null || Array.isArray(config) || !("aliases" in config)) {
+    return { aliases: [], rest: config };
+  }
+  const { aliases, ...rest } = config as Record<string, unknown>;
+  const parsed = validate(z.array(z.string().check(z.regex(ROUTE_NAME))), aliases, `${at}.aliases`);
+  return { aliases: [...new Set(parsed)], rest };
 }
 
 function buildRoute(

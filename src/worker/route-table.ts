@@ -8,6 +8,7 @@
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
 import { buildRoutes, type Route, type RouteTable } from "./config.ts";
+import { UnknownRouteError } from "./dialect-errors.ts";
 import type { WorkerEnv } from "./env.ts";
 import { HTTPConfigError } from "./gateway-error.ts";
 
@@ -97,7 +98,7 @@ export function routeTables(options: RouteTablesOptions): RouteTables {
           problems,
         );
       }
-      throw new ValidationError([
+      throw new UnknownRouteError(alias, [
         {
           path: "route",
           message: `no route "${alias}"; configured: ${[...table.routes.keys()].join(", ") || "none"}`,

@@ -32,8 +32,9 @@ import { assembleBedrockInvokeStream } from "./assemble-bedrock-invoke-stream.ts
 import type { BedrockInvokeRequestBody } from "./bedrock-invoke-wire.ts";
 import { type BedrockInvokeRequestInput, buildBedrockInvokeRequest } from "./build-bedrock-invoke-request.ts";
 
-export { anthropicEventOfChunk } from "./anthropic-event-of-chunk.ts";
+export { anthropicChunkText, anthropicEventOfChunk } from "./anthropic-event-of-chunk.ts";
 export { assembleBedrockInvokeStream } from "./assemble-bedrock-invoke-stream.ts";
+export { bedrockInvokeBetas } from "./bedrock-betas.ts";
 export { BEDROCK_ANTHROPIC_VERSION, type BedrockInvokeRequestBody } from "./bedrock-invoke-wire.ts";
 export { type BedrockInvokeRequestInput, buildBedrockInvokeRequest } from "./build-bedrock-invoke-request.ts";
 
