@@ -15,7 +15,7 @@ import type { Gateway } from "./env.ts";
 import { openStream, withMember } from "./pool.ts";
 import { linkedAbort } from "./request.ts";
 import type { RouteTables } from "./route-table.ts";
-import { type FrameSource, heldSseResponse } from "./write-sse.ts";
+import { type ErrorFrames, type FrameSource, heldSseResponse, type OpenedFrames } from "./write-sse.ts";
 
 /** What the model routes share: the route tables, and how long a stream's response is held. */
 export interface RouteCalls {
@@ -36,12 +36,12 @@ export interface ModelCall {
  * `complete` on the call's member, with the request's signal (a client that leaves aborts the upstream
  * call).
  */
-export function completeOn(
+export function completeOn<T = ModelResponse>(
   c: Context<Gateway>,
   gateway: RouteCalls,
   call: ModelCall,
-  complete: (provider: Provider, options: CallOptions) => Promise<ModelResponse>,
-): Promise<ModelResponse> {
+  complete: (provider: Provider, options: CallOptions) => Promise<T>,
+): Promise<T> {
   const options = { ...call.options, signal: c.req.raw.signal, sessionId: call.sessionId };
   return withMember(gateway.tables.route(c.env, call.route), c.env?.SESSIONS, call.sessionId, (provider) =>
     complete(provider, options),
@@ -59,6 +59,8 @@ export function streamOn(
   call: ModelCall,
   stream: (provider: Provider, options: CallOptions) => AsyncIterable<StreamEvent>,
   toFrames: (events: AsyncIterable<StreamEvent>) => FrameSource,
+  /** The dialect's frames for a failure after the response started (default: modelwire's `event: error`). */
+  errorFrames?: ErrorFrames,
 ): Promise<Response> {
   const abort = linkedAbort(c.req.raw.signal);
   const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
@@ -71,5 +73,32 @@ export function streamOn(
     context: { provider: "modelwire", model: call.route },
     expose: gateway.tables.exposeUpstreamErrors(c.env),
     holdMs: gateway.streamHoldMs,
+    ...(errorFrames ? { errorFrames } : {}),
+  });
+}
+
+/**
+ * The SSE response of frames a dialect opens on the call's member itself (`open`: a native passthrough,
+ * or a converted stream): like {@link streamOn}, the member chosen (and failed over, while `open` rejects
+ * with a retryable error) by the route, the upstream call aborted when the client leaves, a failure within
+ * the hold a plain HTTP error and after it the dialect's `errorFrames`.
+ */
+export function framesOn(
+  c: Context<Gateway>,
+  gateway: RouteCalls,
+  call: ModelCall,
+  open: (provider: Provider, options: CallOptions) => Promise<FrameSource | OpenedFrames>,
+  errorFrames?: ErrorFrames,
+): Promise<Response> {
+  const abort = linkedAbort(c.req.raw.signal);
+  const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
+  const route = gateway.tables.route(c.env, call.route);
+  const frames = withMember(route, c.env?.SESSIONS, call.sessionId, (provider) => open(provider, options));
+  return heldSseResponse(frames, {
+    abort,
+    context: { provider: "modelwire", model: call.route },
+    expose: gateway.tables.exposeUpstreamErrors(c.env),
+    holdMs: gateway.streamHoldMs,
+    ...(errorFrames ? { errorFrames } : {}),
   });
 }

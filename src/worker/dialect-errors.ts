@@ -144,15 +144,26 @@ export function dialectFailure(
   dialect: "openai" | "anthropic",
   options: { exposeUpstreamErrors?: boolean; log?: (message: string) => void } = {},
 ): DialectFailure {
-  const shape = (status: number, message: string, code: string | null, param: string | null = null) => ({
-    status,
-    headers: {},
-    body:
-      dialect === "anthropic"
-        ? { type: "error", error: { type: anthropicErrorType(status), message } }
-        : { error: openAIError(message, openAIType(status), code, param) },
-  });
-  if (error instanceof HTTPConfigError) return shape(500, `server configuration: ${error.message}`, "config");
+  // Every bad field stays listed (`issues`), besides the dialect's own fields.
+  const shape = (
+    status: number,
+    message: string,
+    code: string | null,
+    param: string | null = null,
+    issues?: readonly ValidationIssue[],
+  ) => {
+    const listed = issues && issues.length > 0 ? { issues } : {};
+    return {
+      status,
+      headers: {},
+      body:
+        dialect === "anthropic"
+          ? { type: "error", error: { type: anthropicErrorType(status), message, ...listed } }
+          : { error: { ...openAIError(message, openAIType(status), code, param), ...listed } },
+    };
+  };
+  if (error instanceof HTTPConfigError)
+    return shape(500, `server configuration: ${error.message}`, "config", null, error.issues);
   if (error instanceof UnknownRouteError) {
     return dialect === "anthropic"
       ? shape(404, `model: ${error.route}`, "model_not_found", "model")
@@ -163,7 +174,8 @@ export function dialectFailure(
           "model",
         );
   }
-  if (ValidationError.is(error)) return shape(400, error.message, null, error.issues[0]?.path ?? null);
+  if (ValidationError.is(error))
+    return shape(400, error.message, null, error.issues[0]?.path ?? null, error.issues);
   if (StructuredOutputError.is(error)) {
     const failure = shape(502, error.message, "structured_output");
     return { ...failure, body: { ...(failure.body as object), ...structuredOutputErrorJSON(error) } };

@@ -29,6 +29,30 @@ export type Frame = { data: unknown; event?: string; id?: string | number } | { 
 /** What a streamed route produces: frames to send, in order; throwing ends the stream with an error frame. */
 export type FrameSource = AsyncIterable<Frame>;
 
+/**
+ * The frames that end a failed stream: the failure (a `ProviderError`, or the `StructuredOutputError` of an
+ * answer that is not the JSON asked for) and whether the upstream's raw body may be shown.
+ */
+export type ErrorFrames = (
+  failure: ProviderError | StructuredOutputError,
+  expose: boolean,
+) => readonly Frame[];
+
+/** modelwire's own error frame: `event: error` with the error's JSON. */
+const defaultErrorFrames: ErrorFrames = (failure, expose) => [
+  {
+    event: "error",
+    data: StructuredOutputError.is(failure)
+      ? structuredOutputErrorJSON(failure)
+      : clientErrorJSON(failure, expose),
+  },
+];
+
+/** A frame's bytes. */
+function encodeFrame(frame: Frame): Uint8Array {
+  return "comment" in frame ? commentFrame(frame.comment) : sseFrame(frame.data, frame.event, frame.id);
+}
+
 /** An SSE comment line (`: text`), which clients ignore. */
 function commentFrame(text: string): Uint8Array {
   return encoder.encode(`: ${text.replace(/[\r\n]+/g, " ")}\n\n`);
@@ -46,6 +70,11 @@ export function sseResponse(
     headers?: Record<string, string>;
     /** Whether the error frame may carry the upstream's raw body (see `clientErrorJSON`). */
     expose?: boolean;
+    /**
+     * The frames that end a stream that failed, in the route's dialect (default: `event: error` with
+     * modelwire's error JSON; a `StructuredOutputError` as `structuredOutputErrorJSON`).
+     */
+    errorFrames?: ErrorFrames;
   },
 ): Response {
   const iterator = frames[Symbol.asyncIterator]();
@@ -60,20 +89,15 @@ export function sseResponse(
           controller.close();
           return;
         }
-        controller.enqueue(
-          "comment" in value ? commentFrame(value.comment) : sseFrame(value.data, value.event, value.id),
-        );
+        controller.enqueue(encodeFrame(value));
       } catch (error) {
         finished = true;
-        if (StructuredOutputError.is(error)) {
-          controller.enqueue(sseFrame(structuredOutputErrorJSON(error), "error"));
-          controller.close();
-          return;
-        }
-        const failure = ProviderError.is(error)
-          ? error
-          : toProviderError(error, options.context, options.abort?.signal);
-        controller.enqueue(sseFrame(clientErrorJSON(failure, options.expose), "error"));
+        const failure =
+          StructuredOutputError.is(error) || ProviderError.is(error)
+            ? error
+            : toProviderError(error, options.context, options.abort?.signal);
+        const frames = (options.errorFrames ?? defaultErrorFrames)(failure, options.expose ?? false);
+        for (const frame of frames) controller.enqueue(encodeFrame(frame));
         controller.close();
       }
     },
@@ -92,11 +116,24 @@ export function sseResponse(
   });
 }
 
+/**
+ * A stream that opened, and the response headers it brings (known only once the upstream answered: the
+ * beta flags it left out, say). Past the hold the response has started: those headers are not sent.
+ */
+export interface OpenedFrames {
+  frames: FrameSource;
+  headers?: Record<string, string>;
+}
+
 /** Options of {@link heldSseResponse}. */
 export interface HeldSseOptions {
   abort?: AbortController;
   context: { provider: string; model: string };
   expose?: boolean;
+  /** See `sseResponse`'s `errorFrames`. */
+  errorFrames?: ErrorFrames;
+  /** Extra response headers. */
+  headers?: Record<string, string>;
   /** How long to wait for the stream to open before answering anyway (default 1000 ms). */
   holdMs?: number;
   /** Between two comments while still waiting, once answered (default 15 s). */
@@ -114,17 +151,17 @@ export interface HeldSseOptions {
  * after that point is the stream's final `event: error` frame.
  */
 export async function heldSseResponse(
-  pending: Promise<FrameSource>,
+  pending: Promise<FrameSource | OpenedFrames>,
   options: HeldSseOptions,
 ): Promise<Response> {
   const settled = pending.then(
-    (frames) => ({ frames }),
+    (opened): OpenedFrames => (Symbol.asyncIterator in opened ? { frames: opened } : opened),
     (error: unknown) => ({ error }),
   );
   const early = await Promise.race([settled, delay(options.holdMs ?? 1000)]);
   if (early !== undefined) {
     if ("error" in early) throw early.error;
-    return sseResponse(early.frames, options);
+    return sseResponse(early.frames, { ...options, headers: { ...options.headers, ...early.headers } });
   }
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   return sseResponse(
@@ -138,7 +175,7 @@ export async function heldSseResponse(
           continue;
         }
         if ("error" in next) throw next.error;
-        yield* next.frames;
+        yield* (next as OpenedFrames).frames;
         return;
       }
     })(),
