@@ -1,7 +1,8 @@
 /**
- * Gateway auth, inside workerd: every route but /health needs `Authorization: Bearer <token>` matching
- * GATEWAY_TOKENS (the test config sets "test-token-a, test-token-b"); a Worker with no token configured
- * refuses every /v1 route; a token is never echoed.
+ * Gateway auth, inside workerd: every route but /health needs `Authorization: Bearer <token>` (or
+ * `x-api-key: <token>`) matching GATEWAY_TOKENS (the test config sets "test-token-a, test-token-b"); a
+ * Worker with no token configured refuses every /v1 route; a token is never echoed. The 401 is in the
+ * path's dialect: OpenAI's shape on the OpenAI endpoints, modelwire's own elsewhere.
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -23,6 +24,13 @@ const V1_ROUTES: [method: string, path: string][] = [
   // Not a route at all: still 401, so an unauthenticated caller learns nothing about what exists.
   ["GET", "/v1/no-such-route"],
 ];
+
+/** The 401 body a path answers with: OpenAI's `invalid_api_key` on its endpoints, else modelwire's `auth`. */
+function unauthorizedBody(path: string, message: unknown): unknown {
+  return path === "/v1/models" || path === "/v1/chat/completions"
+    ? { error: { message, type: "invalid_request_error", param: null, code: "invalid_api_key" } }
+    : { error: { kind: "auth", message } };
+}
 
 const DEMO_CALL = { route: "demo", messages: [{ role: "user", content: "hi" }] };
 
@@ -52,9 +60,9 @@ describe("gateway auth (the deployed Worker)", () => {
       const response = await exports.default.fetch(request(method, path));
       expect(response.status, `${method} ${path}`).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
-      expect(await response.json()).toEqual({
-        error: { kind: "auth", message: "missing or invalid bearer token" },
-      });
+      expect(await response.json(), `${method} ${path}`).toEqual(
+        unauthorizedBody(path, "missing or invalid bearer token"),
+      );
     }
   });
 
@@ -143,9 +151,9 @@ describe("a Worker with no GATEWAY_TOKENS", () => {
         for (const authorization of [undefined, "Bearer test-token-a", "Bearer "]) {
           const response = await worker.app.fetch(request(method, path, authorization), closed);
           expect(response.status, `${label}: ${method} ${path} (${authorization})`).toBe(401);
-          const body = (await response.json()) as { error: { kind: string; message: string } };
-          expect(body.error.kind).toBe("auth");
-          expect(body.error.message).toContain("no GATEWAY_TOKENS");
+          expect(await response.json(), `${label}: ${method} ${path}`).toEqual(
+            unauthorizedBody(path, expect.stringContaining("no GATEWAY_TOKENS")),
+          );
         }
       }
     }
