@@ -414,7 +414,7 @@ describe.each(PROTOCOLS)("$protocol route ($route)", ({ route, callId }) => {
     });
   });
 
-  it("an upstream cut mid-stream ends the SSE with an error event carrying the ProviderError, never done", async () => {
+  it("an upstream cut mid-stream ends the SSE with an error frame (modelwire's or OpenAI's), never done", async () => {
     const full =
       route === "claude"
         ? anthropicFrames(anthropicEvents(["Let me ", "check ", "the ", "weather."]))
@@ -426,16 +426,26 @@ describe.each(PROTOCOLS)("$protocol route ($route)", ({ route, callId }) => {
         expect(response.status).toBe(200);
         const frames = await readSse(response);
         const last = frames.at(-1)!;
-        expect(last.event, `${end} ${path}`).toBe("error");
-        expect(frames.filter((frame) => frame.event === "error")).toHaveLength(1);
         expect(frames.some((frame) => frame.event === "done" || frame.data === "[DONE]")).toBe(false);
         const error = JSON.parse(last.data) as Json;
-        expect(error).toMatchObject({
-          name: "ProviderError",
-          kind: end === "close" ? "truncated" : "network",
-          partialOutput: true,
-          retryable: expect.any(Boolean),
-        });
+        const kind = end === "close" ? "truncated" : "network";
+        if (path === "/v1/chat/completions") {
+          // OpenAI's error frame: no event name, `{"error": {message, type, param, code}}`, then the end.
+          expect(frames.every((frame) => frame.event === undefined)).toBe(true);
+          expect(frames.filter((frame) => frame.data.startsWith('{"error"'))).toHaveLength(1);
+          expect(error).toEqual({
+            error: { message: expect.any(String), type: "server_error", param: null, code: kind },
+          });
+        } else {
+          expect(last.event, `${end} ${path}`).toBe("error");
+          expect(frames.filter((frame) => frame.event === "error")).toHaveLength(1);
+          expect(error).toMatchObject({
+            name: "ProviderError",
+            kind,
+            partialOutput: true,
+            retryable: expect.any(Boolean),
+          });
+        }
         expect(last.data).not.toContain(route === "claude" ? ANTHROPIC_KEY : OPENAI_KEY);
         // Some text did go out before the cut.
         expect(frames.length).toBeGreaterThan(1);
