@@ -114,6 +114,36 @@ describe("gateway auth (the deployed Worker)", () => {
     }
   });
 
+  it("x-api-key (how Claude Code sends ANTHROPIC_API_KEY) is accepted on every /v1 route", async () => {
+    for (const [method, path] of V1_ROUTES) {
+      const plain = request(method, path);
+      const headers = new Headers(plain.headers);
+      headers.set("x-api-key", "test-token-b");
+      const response = await exports.default.fetch(new Request(plain, { headers }));
+      expect(response.status, `${method} ${path}`).not.toBe(401);
+      expect(await response.text()).not.toContain("test-token");
+    }
+    const models = await exports.default.fetch("http://worker.test/v1/models", {
+      headers: { "x-api-key": "  test-token-a " },
+    });
+    expect(models.status).toBe(200);
+    expect(await models.json()).toMatchObject({ object: "list" });
+  });
+
+  it("a wrong x-api-key is refused and not echoed; a Bearer token, when sent, is the one checked", async () => {
+    const cases: [label: string, headers: Record<string, string>][] = [
+      ["a wrong key", { "x-api-key": "test-token-c" }],
+      ["the whole secret value", { "x-api-key": "test-token-a, test-token-b" }],
+      ["an empty key", { "x-api-key": "  " }],
+      ["a wrong Bearer beside a right key", { authorization: "Bearer nope", "x-api-key": "test-token-a" }],
+    ];
+    for (const [label, headers] of cases) {
+      const response = await exports.default.fetch("http://worker.test/v1/models", { headers });
+      expect(response.status, label).toBe(401);
+      expect(await response.text(), label).not.toContain("test-token");
+    }
+  });
+
   it("with the right token the routes answer, and no response carries the token or a key", async () => {
     const complete = await exports.default.fetch(request("POST", "/v1/complete", "Bearer test-token-a"));
     expect(complete.status).toBe(200);
