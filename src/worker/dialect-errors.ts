@@ -6,7 +6,8 @@
  * - Anthropic endpoints (`/v1/messages`, `/v1/messages/count_tokens`):
  *   `{"type": "error", "error": {"type": "rate_limit_error" | "overloaded_error" | …, "message"}}`, an
  *   overloaded upstream a 529; an Anthropic upstream's own error type and message are kept word for word
- *   (Claude Code's recovery matches on them).
+ *   (Claude Code's recovery matches on them), except a refusal of the gateway's own upstream key, which
+ *   is the gateway's failure (a 502 `api_error`), not the client's.
  * - The neutral endpoints keep modelwire's own shape (`gateway-error.ts`).
  *
  * The status of each failure and its `Retry-After` headers are `gateway-error.ts`'s rules, used here.
@@ -128,8 +129,13 @@ function openAIError(message: string, type: string, code: string | null, param: 
 export function dialectErrorJSON(error: ProviderError, dialect: "openai" | "anthropic", expose = false) {
   const status = dialectStatus(error, dialect);
   if (dialect === "anthropic") {
-    // An Anthropic upstream's own words (they were scrubbed of the call's secrets with the error).
-    const upstream = error.provider !== "modelwire" ? anthropicEnvelopeIn(error.upstreamBody) : undefined;
+    // An Anthropic upstream's own words (they were scrubbed of the call's secrets with the error) — but
+    // not its `authentication_error` / `permission_error`: those are about the gateway's upstream key, a
+    // 502 here, and the client's own key is fine (Claude Code would ask its user to log in again).
+    const upstream =
+      error.provider !== "modelwire" && error.kind !== "auth"
+        ? anthropicEnvelopeIn(error.upstreamBody)
+        : undefined;
     const type = upstream?.type ?? anthropicErrorType(status);
     const message = upstream?.message ?? error.message;
     return { type: "error", error: { type, message } };
