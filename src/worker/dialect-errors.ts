@@ -47,6 +47,22 @@ export class UnknownRouteError extends ValidationError {
   }
 }
 
+/**
+ * The body of a failure the gateway itself answers before any route runs (a 401, a 413), in `dialect`:
+ * modelwire's `{error: {kind, message}}`, OpenAI's `{error: {message, type, param, code}}` or Anthropic's
+ * `{type: "error", error: {type, message}}`, its type the status's.
+ */
+export function gatewayFailureBody(
+  dialect: Dialect,
+  status: number,
+  message: string,
+  names: { kind: string; code: string },
+): unknown {
+  if (dialect === "anthropic") return { type: "error", error: { type: anthropicErrorType(status), message } };
+  if (dialect === "openai") return { error: openAIError(message, openAIType(status), names.code) };
+  return { error: { kind: names.kind, message } };
+}
+
 /** A failure as the dialect's HTTP status, headers and body. */
 export interface DialectFailure {
   status: number;
@@ -67,7 +83,8 @@ function waitHeaders(status: number, error: ProviderError): Record<string, strin
 
 /** OpenAI's `error.type` for a status. */
 function openAIType(status: number): string {
-  if (status === 401) return "authentication_error";
+  // OpenAI's own 401 (a wrong key) is an `invalid_request_error` with code `invalid_api_key`.
+  if (status === 401) return "invalid_request_error";
   if (status === 403) return "permission_error";
   if (status === 404) return "invalid_request_error";
   if (status === 429) return "requests";

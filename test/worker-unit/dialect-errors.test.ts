@@ -18,6 +18,7 @@ import {
   dialectErrorResponse,
   dialectFailure,
   dialectOfPath,
+  gatewayFailureBody,
   UnknownRouteError,
 } from "../../src/worker/dialect-errors.ts";
 import { HTTPConfigError } from "../../src/worker/gateway-error.ts";
@@ -365,5 +366,24 @@ describe("what a route throws besides ProviderErrors", () => {
       expect(JSON.stringify(failure.body)).toContain("internal error");
     }
     expect(logs).toHaveLength(2);
+  });
+});
+
+describe("gatewayFailureBody (the gateway's own 401 and 413)", () => {
+  it("each dialect's shape, the type the status's", () => {
+    const names = { kind: "auth", code: "invalid_api_key" };
+    expect(gatewayFailureBody("openai", 401, "no token", names)).toEqual({
+      error: { message: "no token", type: "invalid_request_error", param: null, code: "invalid_api_key" },
+    });
+    expect(gatewayFailureBody("anthropic", 401, "no token", names)).toEqual({
+      type: "error",
+      error: { type: "authentication_error", message: "no token" },
+    });
+    expect(gatewayFailureBody("modelwire", 401, "no token", names)).toEqual({
+      error: { kind: "auth", message: "no token" },
+    });
+    expect(
+      gatewayFailureBody("anthropic", 413, "too large", { kind: "bad_request", code: "request_too_large" }),
+    ).toEqual({ type: "error", error: { type: "request_too_large", message: "too large" } });
   });
 });

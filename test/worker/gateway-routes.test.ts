@@ -241,9 +241,19 @@ describe("validation", () => {
         json: path.endsWith("completions") ? { ...big, model: "claude" } : big,
       });
       expect(response.status, path).toBe(413);
-      expect(await response.json()).toEqual({
-        error: { kind: "bad_request", message: "request body too large" },
-      });
+      // In the path's dialect: OpenAI's shape on /v1/chat/completions.
+      expect(await response.json()).toEqual(
+        path === "/v1/chat/completions"
+          ? {
+              error: {
+                message: "request body too large",
+                type: "invalid_request_error",
+                param: null,
+                code: "request_too_large",
+              },
+            }
+          : { error: { kind: "bad_request", message: "request body too large" } },
+      );
     }
     // A body streamed without content-length is counted as it arrives.
     const chunked = await small.call("/v1/complete", {
