@@ -8,7 +8,7 @@
  */
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { streamText } from "ai";
-import OpenAI from "openai";
+import OpenAI, { type APIError } from "openai";
 import { describe, expect, it } from "vitest";
 import {
   ANTHROPIC_KEY,
@@ -120,9 +120,9 @@ describe("a failure mid-stream: a data-only OpenAI error frame", () => {
     );
     expect(text).toBe("Partial answer ");
     expect(error).toBeInstanceOf(OpenAI.APIError);
-    expect((error as OpenAI.APIError).message).toContain("Overloaded");
-    expect((error as OpenAI.APIError).code).toBe("overloaded_error");
-    expect((error as OpenAI.APIError).type).toBe("server_error");
+    expect((error as APIError).message).toContain("Overloaded");
+    expect((error as APIError).code).toBe("overloaded_error");
+    expect((error as APIError).type).toBe("server_error");
   });
 
   it("a stream slow to open keeps the line with comments, never an `event: ping`; the AI SDK reads it cleanly", async () => {
@@ -193,9 +193,9 @@ describe("failures before the stream: HTTP errors in OpenAI's shape", () => {
           (caught: unknown) => caught,
         );
       expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-      expect((error as OpenAI.APIError).headers?.get("retry-after")).toBe("7");
-      expect((error as OpenAI.APIError).message).toContain("exceeded your rate limit");
-      expect((error as OpenAI.APIError).message).not.toContain(ANTHROPIC_KEY);
+      expect((error as APIError).headers?.get("retry-after")).toBe("7");
+      expect((error as APIError).message).toContain("exceeded your rate limit");
+      expect((error as APIError).message).not.toContain(ANTHROPIC_KEY);
     }
   });
 
@@ -210,9 +210,9 @@ describe("failures before the stream: HTTP errors in OpenAI's shape", () => {
         (caught: unknown) => caught,
       );
       expect(error).toBeInstanceOf(OpenAI.AuthenticationError);
-      expect((error as OpenAI.APIError).code).toBe("invalid_api_key");
-      expect((error as OpenAI.APIError).type).toBe("invalid_request_error");
-      expect((error as OpenAI.APIError).message).not.toContain("wrong-token");
+      expect((error as APIError).code).toBe("invalid_api_key");
+      expect((error as APIError).type).toBe("invalid_request_error");
+      expect((error as APIError).message).not.toContain("wrong-token");
     }
     expect(calls).toEqual([]);
   });
@@ -227,9 +227,9 @@ describe("failures before the stream: HTTP errors in OpenAI's shape", () => {
           (caught: unknown) => caught,
         );
       expect(error).toBeInstanceOf(OpenAI.NotFoundError);
-      expect((error as OpenAI.APIError).code).toBe("model_not_found");
-      expect((error as OpenAI.APIError).param).toBe("model");
-      expect((error as OpenAI.APIError).message).toContain("gpt-9");
+      expect((error as APIError).code).toBe("model_not_found");
+      expect((error as APIError).param).toBe("model");
+      expect((error as APIError).message).toContain("gpt-9");
     }
     expect(calls).toEqual([]);
   });
@@ -243,7 +243,7 @@ describe("failures before the stream: HTTP errors in OpenAI's shape", () => {
         (caught: unknown) => caught,
       );
     expect(error).toBeInstanceOf(OpenAI.BadRequestError);
-    expect((error as OpenAI.APIError).param).toBe("temperature");
+    expect((error as APIError).param).toBe("temperature");
     expect(calls).toEqual([]);
   });
 });
