@@ -9,8 +9,10 @@
  * - `POST /v1/tasks`, `GET /v1/tasks/:id`, `GET /v1/tasks/:id/events`, `POST /v1/tasks/:id/pause|resume|abort`
  *   (`routes/tasks.ts`).
  *
- * Every route but `/health` needs `Authorization: Bearer <token>` matching `GATEWAY_TOKENS`; with none
- * configured the gateway refuses them all. Upstream URLs come only from the server's config.
+ * Every route but `/health` needs `Authorization: Bearer <token>` (or `x-api-key: <token>`) matching
+ * `GATEWAY_TOKENS`; with none configured the gateway refuses them all. Its own refusals (401, 413) and
+ * every failure a route throws are in the path's dialect (`dialect-errors.ts`). Upstream URLs come only
+ * from the server's config.
  *
  * @module
  */
