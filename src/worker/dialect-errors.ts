@@ -155,7 +155,8 @@ export function dialectErrorJSON(error: ProviderError, dialect: "openai" | "anth
         : undefined;
     const type = upstream?.type ?? anthropicErrorType(status);
     const message = upstream?.message ?? error.message;
-    return { type: "error", error: { type, message } };
+    const exposed = expose && error.upstreamBody ? { upstream_body: error.upstreamBody } : {};
+    return { type: "error", error: { type, message, ...exposed } };
   }
   const body = openAIError(error.message, openAIType(status), error.code ?? error.kind);
   return { error: expose && error.upstreamBody ? { ...body, upstream_body: error.upstreamBody } : body };

@@ -258,6 +258,17 @@ describe("the upstream's raw body", () => {
     }
   });
 
+  it("is in Anthropic's error object as upstream_body when exposed", () => {
+    expect(dialectFailure(withBody, "anthropic", { exposeUpstreamErrors: true }).body).toEqual({
+      type: "error",
+      error: {
+        type: "api_error",
+        message: "upstream server",
+        upstream_body: '{"detail":"internal trace id 42"}',
+      },
+    });
+  });
+
   it("is in OpenAI's error object as upstream_body when exposed", () => {
     expect(dialectFailure(withBody, "openai", { exposeUpstreamErrors: true }).body).toEqual({
       error: {
