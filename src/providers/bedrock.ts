@@ -28,7 +28,7 @@ import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-m
 import { endpointURL } from "./http.ts";
 import { type HttpCall, type HttpProviderSettings, httpProvider } from "./http-provider.ts";
 import type { NativeRequest } from "./native.ts";
-import { typeOfJson } from "./native.ts";
+import { mergeBetas, typeOfJson } from "./native.ts";
 
 export { BEDROCK_ANTHROPIC_VERSION } from "../protocols/bedrock-invoke/index.ts";
 
@@ -240,12 +240,13 @@ export function bedrock(settings: BedrockSettings): Provider {
     const invokeBody = (request: Omit<NativeRequest, "stream">) => {
       const { model: _model, stream: _stream, metadata, anthropic_beta, ...rest } = request.body;
       const warnings = metadata === undefined ? [] : ["Bedrock InvokeModel takes no metadata; left out"];
-      const asked = [
-        ...(request.betas ?? []),
-        ...(Array.isArray(anthropic_beta) ? anthropic_beta.map(String) : []),
-      ];
+      // Header values split at commas (`anthropic-beta: a,b`), as the first-party API reads them.
+      const asked = mergeBetas(
+        request.betas,
+        Array.isArray(anthropic_beta) ? anthropic_beta.map(String) : [],
+      );
       const { accepted, dropped } = bedrockInvokeBetas(asked);
-      const betas = [...new Set([...(settings.betas ?? []), ...accepted])];
+      const betas = mergeBetas(settings.betas, accepted);
       const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
       if (betas.length > 0) body.anthropic_beta = betas;
       return { body, droppedBetas: dropped, warnings };

@@ -190,8 +190,8 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
       origin: nativeSpec.origin,
       async send(request) {
         const { body, droppedBetas, warnings } = nativeSpec.body(request);
-        const pending = post({ ...transport(request, request.stream), body: JSON.stringify(body) });
         if (!request.stream) {
+          const pending = post({ ...transport(request, false), body: JSON.stringify(body) });
           const answer = await pending.catch((error: unknown) => {
             throw toScrubbedProviderError(error, spec, request.signal);
           });
@@ -206,6 +206,18 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
             requestId,
           };
         }
+        // A consumer that stops reading the events early aborts the upstream request (see below), as the
+        // caller's signal does.
+        const stop = new AbortController();
+        const caller = request.signal;
+        const onAbort = () => stop.abort(caller?.reason);
+        if (caller?.aborted) onAbort();
+        else caller?.addEventListener("abort", onAbort, { once: true });
+        const pending = post({
+          ...transport(request, true),
+          signal: stop.signal,
+          body: JSON.stringify(body),
+        });
         let final: Response | undefined;
         let answer: globalThis.Response;
         let frames: ReadableStream<Uint8Array>;
@@ -215,6 +227,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
           if (!checked.body) throw new TypeError("response has no body");
           frames = checked.body;
         } catch (error) {
+          caller?.removeEventListener("abort", onAbort);
           throw toScrubbedProviderError(error, spec, request.signal);
         }
         const events = checkedNativeEvents(
@@ -228,15 +241,22 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
         return {
           status: answer.status,
           events: (async function* () {
+            let ended = false;
             try {
               yield* events;
+              ended = true;
             } catch (error) {
+              ended = true;
               throw toScrubbedProviderError(
                 error,
                 spec,
                 request.signal,
                 ProviderError.is(error) && error.partialOutput === true,
               );
+            } finally {
+              caller?.removeEventListener("abort", onAbort);
+              // The consumer left before the end: the rest of the answer is not read.
+              if (!ended) stop.abort(new DOMException("the stream's consumer stopped reading", "AbortError"));
             }
           })(),
           response: () => final,

@@ -104,6 +104,8 @@ export function nativeEndpointOf(provider: unknown, protocol: string): NativeEnd
  * (undefined: a frame that is not an event, still fed to the assembler); `assemble` is the protocol's
  * `assembleStream`. The assembler's failure (an `error` event, a cut stream) is thrown after the events
  * before it, `partialOutput` set once a content event was assembled; its final `Response` goes to `done`.
+ * A consumer that stops early is not held until the upstream's next frame: abort the upstream request
+ * then (as `httpProvider`'s native calls do), so the read in flight ends.
  */
 export async function* checkedNativeEvents<F>(
   frames: AsyncIterable<F | readonly F[]>,
@@ -111,7 +113,8 @@ export async function* checkedNativeEvents<F>(
   assemble: (frames: AsyncIterable<F>) => AsyncIterable<StreamEvent>,
   done: (response: Response) => void,
 ): AsyncGenerator<NativeEvent, void, undefined> {
-  // The assembler pulls one frame at a time: when it asks for the next one, the last was taken.
+  // The assembler pulls one frame at a time: when it asks for the next one, the last was taken — at once,
+  // not when the next frame arrives (a ping before a long silence goes out before the silence).
   const taken: NativeEvent[] = [];
   let current: NativeEvent | undefined;
   let wake: (() => void) | undefined;
@@ -123,18 +126,29 @@ export async function* checkedNativeEvents<F>(
   const single = (async function* () {
     for await (const batch of frames) {
       for (const frame of Array.isArray(batch) ? (batch as readonly F[]) : [batch as F]) {
-        take();
         current = eventOf(frame);
         yield frame;
+        take();
       }
     }
-    take();
   })();
   const assembled = assemble(single)[Symbol.asyncIterator]();
   let content = false;
+  // Whether the assembler is reading on (its `next` unsettled) while taken events go out: a consumer that
+  // leaves then must not wait for the upstream's next frame.
+  let reading = false;
   try {
     for (;;) {
       const next = assembled.next();
+      reading = true;
+      next.then(
+        () => {
+          reading = false;
+        },
+        () => {
+          reading = false;
+        },
+      );
       // Events the assembler took go out as soon as it took them, even while it reads on (a ping, a
       // block's stop: frames that make no neutral event).
       let result: IteratorResult<StreamEvent, void> | undefined;
@@ -159,7 +173,10 @@ export async function* checkedNativeEvents<F>(
     throw markPartialOutput(error, content);
   } finally {
     wake = undefined;
-    await assembled.return?.();
+    // Left while the assembler waits for a frame: it is closed once that read settles (the caller aborts
+    // the upstream request to make it settle now), without holding the consumer until then.
+    if (reading) assembled.return?.().catch(() => {});
+    else await assembled.return?.();
   }
 }
 

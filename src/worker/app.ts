@@ -9,8 +9,10 @@
  * - `POST /v1/tasks`, `GET /v1/tasks/:id`, `GET /v1/tasks/:id/events`, `POST /v1/tasks/:id/pause|resume|abort`
  *   (`routes/tasks.ts`).
  *
- * Every route but `/health` needs `Authorization: Bearer <token>` matching `GATEWAY_TOKENS`; with none
- * configured the gateway refuses them all. Upstream URLs come only from the server's config.
+ * Every route but `/health` needs `Authorization: Bearer <token>` (or `x-api-key: <token>`) matching
+ * `GATEWAY_TOKENS`; with none configured the gateway refuses them all. Its own refusals (401, 413) and
+ * every failure a route throws are in the path's dialect (`dialect-errors.ts`). Upstream URLs come only
+ * from the server's config.
  *
  * @module
  */
@@ -22,7 +24,7 @@ import { VERSION } from "../index.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
 import { gatewayTokens, isAuthorized } from "./auth.ts";
 import { demoWorkflow } from "./demo.ts";
-import { dialectErrorResponse, dialectOfPath } from "./dialect-errors.ts";
+import { dialectErrorResponse, dialectOfPath, gatewayFailureBody } from "./dialect-errors.ts";
 import type { Gateway, WorkerEnv } from "./env.ts";
 import { errorResponse, HTTPConfigError } from "./gateway-error.ts";
 import { type RouteTables, routeTables } from "./route-table.ts";
@@ -91,16 +93,14 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404),
   );
   /** A 401 in the request's dialect. */
-  const unauthorized = (path: string, message: string) => {
-    const dialect = dialectOfPath(path);
-    const body =
-      dialect === "anthropic"
-        ? { type: "error", error: { type: "authentication_error", message } }
-        : dialect === "openai"
-          ? { error: { message, type: "invalid_request_error", param: null, code: "invalid_api_key" } }
-          : { error: { kind: "auth", message } };
-    return Response.json(body, { status: 401, headers: { "www-authenticate": "Bearer" } });
-  };
+  const unauthorized = (path: string, message: string) =>
+    Response.json(
+      gatewayFailureBody(dialectOfPath(path), 401, message, { kind: "auth", code: "invalid_api_key" }),
+      {
+        status: 401,
+        headers: { "www-authenticate": "Bearer" },
+      },
+    );
 
   app.get("/health", (c) => c.json({ ok: true, name: "modelwire", version: VERSION }));
 
@@ -118,7 +118,14 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     "/v1/*",
     bodyLimit({
       maxSize: options.maxBodyBytes ?? 4 * 1024 * 1024,
-      onError: (c) => c.json({ error: { kind: "bad_request", message: "request body too large" } }, 413),
+      onError: (c) =>
+        Response.json(
+          gatewayFailureBody(dialectOfPath(c.req.path), 413, "request body too large", {
+            kind: "bad_request",
+            code: "request_too_large",
+          }),
+          { status: 413 },
+        ),
     }),
   );
 

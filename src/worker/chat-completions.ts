@@ -37,6 +37,8 @@ import { prepareResponseFormat, StructuredOutputError } from "../core/structured
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { totalInputTokens, type Usage } from "../core/usage.ts";
 import { issuesOf, ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
+import { dialectErrorJSON, dialectFailure } from "./dialect-errors.ts";
+import type { ErrorFrames } from "./write-sse.ts";
 
 /** How the facade treats one Chat Completions request field. */
 export type ChatFieldHandling = "mapped" | "ignored" | "refused";
@@ -682,6 +684,25 @@ export async function* chatChunksOf(
   }
   yield { data: "[DONE]" };
 }
+
+/**
+ * The frame that ends a chat stream that failed after it started, as OpenAI sends one: `data:` an error
+ * object in OpenAI's shape (`{"error": {"message", "type", "param", "code"}}`, see `dialect-errors.ts`),
+ * with no event name, and then the end of the body — no `[DONE]`.
+ *
+ * No event name, because OpenAI clients read only the data: `@ai-sdk/openai-compatible` validates every
+ * payload as a chunk or an `{error: {message}}` object and fails with "Type validation failed" on anything
+ * else, and the `openai` client raises an `APIError` of any payload with an `error`. No `[DONE]`, because
+ * it is the sentinel of a complete answer: the `openai` client stops reading at it and treats a failure
+ * after it as none, and a plain SSE reader would take the stream for a success.
+ */
+export const chatErrorFrames: ErrorFrames = (failure, expose) => [
+  {
+    data: StructuredOutputError.is(failure)
+      ? dialectFailure(failure, "openai").body
+      : dialectErrorJSON(failure, "openai", expose),
+  },
+];
 
 /** A completed call, or the response a `StructuredOutputError` kept (see {@link chatChunksOf}). */
 export async function completedOrRaw(call: Promise<ModelResponse>): Promise<ModelResponse> {

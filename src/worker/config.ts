@@ -58,9 +58,15 @@ export type WorkerConfig = z.output<typeof WorkerConfigSchema>;
 
 /** What {@link buildRoutes} made of a config: the routes that work, and every problem of those that do not. */
 export interface RouteTable {
+  /** The routes served, by name and by each of their `aliases`. */
   routes: Map<string, Route>;
   /** Problems by route name: those routes are not served. */
   broken: Map<string, ValidationIssue[]>;
+  /**
+   * The route name of each alias a route that is not served claimed, so a call by the alias is the 500
+   * naming the route's problems, as a call by its name is — not a "no such model".
+   */
+  brokenAliases: Map<string, string>;
   exposeUpstreamErrors: boolean;
 }
 
@@ -93,25 +99,32 @@ export function buildRoutes(
   }
   const routes = new Map<string, Route>();
   const broken = new Map<string, ValidationIssue[]>();
+  const brokenAliases = new Map<string, string>();
   const names = new Set(Object.keys(parsed.data.routes));
   /** Where each alias was claimed, so a second claim is named. */
   const claimed = new Map<string, string>();
   for (const [alias, config] of Object.entries(parsed.data.routes)) {
     const at = `routes.${alias}`;
+    /** The aliases this route claimed (each once, in order). */
+    const aliases: string[] = [];
     try {
       if (!ROUTE_NAME.test(alias)) {
         throw new ValidationError([
           { path: at, message: "a route name is 1 to 128 of the characters A-Z a-z 0-9 . _ : / -" },
         ]);
       }
-      const { aliases, rest } = splitAliases(config, at);
-      for (const [index, name] of aliases.entries()) {
+      const { aliases: listed, rest } = splitAliases(config, at);
+      // The index named is the one in the config: a name listed twice is claimed once, not renumbered.
+      for (const [index, name] of listed.entries()) {
+        if (aliases.includes(name)) continue;
         const where = `${at}.aliases[${index}]`;
-        const clash = names.has(name) ? `routes.${name}` : claimed.get(name);
+        const clash =
+          name === alias ? "this route's own name" : names.has(name) ? `routes.${name}` : claimed.get(name);
         if (clash !== undefined) {
           throw new ValidationError([{ path: where, message: `"${name}" is already ${clash}` }]);
         }
         claimed.set(name, where);
+        aliases.push(name);
       }
       const route = buildRoute(alias, rest, at, env, options);
       routes.set(alias, route);
@@ -119,9 +132,10 @@ export function buildRoutes(
     } catch (error) {
       if (!ValidationError.is(error)) throw error;
       broken.set(alias, [...error.issues]);
+      for (const name of aliases) brokenAliases.set(name, alias);
     }
   }
-  return { routes, broken, exposeUpstreamErrors: parsed.data.exposeUpstreamErrors ?? false };
+  return { routes, broken, brokenAliases, exposeUpstreamErrors: parsed.data.exposeUpstreamErrors ?? false };
 }
 
 /**
@@ -134,7 +148,7 @@ function splitAliases(config: unknown, at: string): { aliases: string[]; rest: u
   }
   const { aliases, ...rest } = config as Record<string, unknown>;
   const parsed = validate(z.array(z.string().check(z.regex(ROUTE_NAME))), aliases, `${at}.aliases`);
-  return { aliases: [...new Set(parsed)], rest };
+  return { aliases: parsed, rest };
 }
 
 function buildRoute(

@@ -6,7 +6,8 @@
  * - Anthropic endpoints (`/v1/messages`, `/v1/messages/count_tokens`):
  *   `{"type": "error", "error": {"type": "rate_limit_error" | "overloaded_error" | …, "message"}}`, an
  *   overloaded upstream a 529; an Anthropic upstream's own error type and message are kept word for word
- *   (Claude Code's recovery matches on them).
+ *   (Claude Code's recovery matches on them), except a refusal of the gateway's own upstream key, which
+ *   is the gateway's failure (a 502 `api_error`), not the client's.
  * - The neutral endpoints keep modelwire's own shape (`gateway-error.ts`).
  *
  * The status of each failure and its `Retry-After` headers are `gateway-error.ts`'s rules, used here.
@@ -46,6 +47,22 @@ export class UnknownRouteError extends ValidationError {
   }
 }
 
+/**
+ * The body of a failure the gateway itself answers before any route runs (a 401, a 413), in `dialect`:
+ * modelwire's `{error: {kind, message}}`, OpenAI's `{error: {message, type, param, code}}` or Anthropic's
+ * `{type: "error", error: {type, message}}`, its type the status's.
+ */
+export function gatewayFailureBody(
+  dialect: Dialect,
+  status: number,
+  message: string,
+  names: { kind: string; code: string },
+): unknown {
+  if (dialect === "anthropic") return { type: "error", error: { type: anthropicErrorType(status), message } };
+  if (dialect === "openai") return { error: openAIError(message, openAIType(status), names.code) };
+  return { error: { kind: names.kind, message } };
+}
+
 /** A failure as the dialect's HTTP status, headers and body. */
 export interface DialectFailure {
   status: number;
@@ -66,7 +83,8 @@ function waitHeaders(status: number, error: ProviderError): Record<string, strin
 
 /** OpenAI's `error.type` for a status. */
 function openAIType(status: number): string {
-  if (status === 401) return "authentication_error";
+  // OpenAI's own 401 (a wrong key) is an `invalid_request_error` with code `invalid_api_key`.
+  if (status === 401) return "invalid_request_error";
   if (status === 403) return "permission_error";
   if (status === 404) return "invalid_request_error";
   if (status === 429) return "requests";
@@ -128,11 +146,17 @@ function openAIError(message: string, type: string, code: string | null, param: 
 export function dialectErrorJSON(error: ProviderError, dialect: "openai" | "anthropic", expose = false) {
   const status = dialectStatus(error, dialect);
   if (dialect === "anthropic") {
-    // An Anthropic upstream's own words (they were scrubbed of the call's secrets with the error).
-    const upstream = error.provider !== "modelwire" ? anthropicEnvelopeIn(error.upstreamBody) : undefined;
+    // An Anthropic upstream's own words (they were scrubbed of the call's secrets with the error) — but
+    // not its `authentication_error` / `permission_error`: those are about the gateway's upstream key, a
+    // 502 here, and the client's own key is fine (Claude Code would ask its user to log in again).
+    const upstream =
+      error.provider !== "modelwire" && error.kind !== "auth"
+        ? anthropicEnvelopeIn(error.upstreamBody)
+        : undefined;
     const type = upstream?.type ?? anthropicErrorType(status);
     const message = upstream?.message ?? error.message;
-    return { type: "error", error: { type, message } };
+    const exposed = expose && error.upstreamBody ? { upstream_body: error.upstreamBody } : {};
+    return { type: "error", error: { type, message, ...exposed } };
   }
   const body = openAIError(error.message, openAIType(status), error.code ?? error.kind);
   return { error: expose && error.upstreamBody ? { ...body, upstream_body: error.upstreamBody } : body };

@@ -91,10 +91,12 @@ export function routeTables(options: RouteTablesOptions): RouteTables {
       const table = forRequest(env);
       const route = table.routes.get(alias);
       if (route) return route;
-      const problems = table.broken.get(alias);
+      // A route that is not served, asked for by its name or one of its aliases.
+      const name = table.broken.has(alias) ? alias : table.brokenAliases.get(alias);
+      const problems = name === undefined ? undefined : table.broken.get(name);
       if (problems) {
         throw new HTTPConfigError(
-          `route "${alias}" is not served: ${problems.map(describe).join("; ")}`,
+          `route "${name}" is not served: ${problems.map(describe).join("; ")}`,
           problems,
         );
       }

@@ -1,7 +1,8 @@
 /**
- * Gateway auth, inside workerd: every route but /health needs `Authorization: Bearer <token>` matching
- * GATEWAY_TOKENS (the test config sets "test-token-a, test-token-b"); a Worker with no token configured
- * refuses every /v1 route; a token is never echoed.
+ * Gateway auth, inside workerd: every route but /health needs `Authorization: Bearer <token>` (or
+ * `x-api-key: <token>`) matching GATEWAY_TOKENS (the test config sets "test-token-a, test-token-b"); a
+ * Worker with no token configured refuses every /v1 route; a token is never echoed. The 401 is in the
+ * path's dialect: OpenAI's shape on the OpenAI endpoints, modelwire's own elsewhere.
  */
 import { env, exports } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
@@ -23,6 +24,13 @@ const V1_ROUTES: [method: string, path: string][] = [
   // Not a route at all: still 401, so an unauthenticated caller learns nothing about what exists.
   ["GET", "/v1/no-such-route"],
 ];
+
+/** The 401 body a path answers with: OpenAI's `invalid_api_key` on its endpoints, else modelwire's `auth`. */
+function unauthorizedBody(path: string, message: unknown): unknown {
+  return path === "/v1/models" || path === "/v1/chat/completions"
+    ? { error: { message, type: "invalid_request_error", param: null, code: "invalid_api_key" } }
+    : { error: { kind: "auth", message } };
+}
 
 const DEMO_CALL = { route: "demo", messages: [{ role: "user", content: "hi" }] };
 
@@ -52,9 +60,9 @@ describe("gateway auth (the deployed Worker)", () => {
       const response = await exports.default.fetch(request(method, path));
       expect(response.status, `${method} ${path}`).toBe(401);
       expect(response.headers.get("www-authenticate")).toBe("Bearer");
-      expect(await response.json()).toEqual({
-        error: { kind: "auth", message: "missing or invalid bearer token" },
-      });
+      expect(await response.json(), `${method} ${path}`).toEqual(
+        unauthorizedBody(path, "missing or invalid bearer token"),
+      );
     }
   });
 
@@ -106,6 +114,36 @@ describe("gateway auth (the deployed Worker)", () => {
     }
   });
 
+  it("x-api-key (how Claude Code sends ANTHROPIC_API_KEY) is accepted on every /v1 route", async () => {
+    for (const [method, path] of V1_ROUTES) {
+      const plain = request(method, path);
+      const headers = new Headers(plain.headers);
+      headers.set("x-api-key", "test-token-b");
+      const response = await exports.default.fetch(new Request(plain, { headers }));
+      expect(response.status, `${method} ${path}`).not.toBe(401);
+      expect(await response.text()).not.toContain("test-token");
+    }
+    const models = await exports.default.fetch("http://worker.test/v1/models", {
+      headers: { "x-api-key": "  test-token-a " },
+    });
+    expect(models.status).toBe(200);
+    expect(await models.json()).toMatchObject({ object: "list" });
+  });
+
+  it("a wrong x-api-key is refused and not echoed; a Bearer token, when sent, is the one checked", async () => {
+    const cases: [label: string, headers: Record<string, string>][] = [
+      ["a wrong key", { "x-api-key": "test-token-c" }],
+      ["the whole secret value", { "x-api-key": "test-token-a, test-token-b" }],
+      ["an empty key", { "x-api-key": "  " }],
+      ["a wrong Bearer beside a right key", { authorization: "Bearer nope", "x-api-key": "test-token-a" }],
+    ];
+    for (const [label, headers] of cases) {
+      const response = await exports.default.fetch("http://worker.test/v1/models", { headers });
+      expect(response.status, label).toBe(401);
+      expect(await response.text(), label).not.toContain("test-token");
+    }
+  });
+
   it("with the right token the routes answer, and no response carries the token or a key", async () => {
     const complete = await exports.default.fetch(request("POST", "/v1/complete", "Bearer test-token-a"));
     expect(complete.status).toBe(200);
@@ -143,9 +181,9 @@ describe("a Worker with no GATEWAY_TOKENS", () => {
         for (const authorization of [undefined, "Bearer test-token-a", "Bearer "]) {
           const response = await worker.app.fetch(request(method, path, authorization), closed);
           expect(response.status, `${label}: ${method} ${path} (${authorization})`).toBe(401);
-          const body = (await response.json()) as { error: { kind: string; message: string } };
-          expect(body.error.kind).toBe("auth");
-          expect(body.error.message).toContain("no GATEWAY_TOKENS");
+          expect(await response.json(), `${label}: ${method} ${path}`).toEqual(
+            unauthorizedBody(path, expect.stringContaining("no GATEWAY_TOKENS")),
+          );
         }
       }
     }

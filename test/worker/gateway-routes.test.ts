@@ -125,10 +125,27 @@ function expectUpstreamRequest(call: UpstreamCall, route: "claude" | "gpt", stre
 describe("validation", () => {
   const { call } = gateway(realisticUpstream);
 
-  async function issues(response: Response) {
+  /**
+   * The paths of the bad fields a 400 names: in modelwire's shape (`kind: "bad_request"`, `issues`), or on
+   * `/v1/chat/completions` in OpenAI's (`type: "invalid_request_error"`, the first bad field in `param`,
+   * every one still listed in `issues`).
+   */
+  async function issues(response: Response, path = "") {
     expect(response.status).toBe(400);
-    const body = (await response.json()) as { error: { kind: string; issues: { path: string }[] } };
-    expect(body.error.kind).toBe("bad_request");
+    const body = (await response.json()) as {
+      error: { kind?: string; type?: string; param?: string; code?: unknown; issues: { path: string }[] };
+    };
+    if (path === "/v1/chat/completions") {
+      expect(body.error).toMatchObject({
+        message: expect.any(String),
+        type: "invalid_request_error",
+        param: body.error.issues[0]!.path,
+        code: null,
+      });
+      expect(body.error.kind).toBeUndefined();
+    } else {
+      expect(body.error.kind).toBe("bad_request");
+    }
     return body.error.issues.map((issue) => issue.path);
   }
 
@@ -139,7 +156,7 @@ describe("validation", () => {
         headers: { "content-type": "application/json" },
         body: '{"route": "claude", ',
       });
-      expect(await issues(response)).toEqual(["body"]);
+      expect(await issues(response, path)).toEqual(["body"]);
     }
   });
 
@@ -176,21 +193,32 @@ describe("validation", () => {
     });
   });
 
-  it("chat completions: missing model, bad temperature, unknown route: 400 naming the field", async () => {
-    expect(await issues(await call("/v1/chat/completions", { json: { messages: MESSAGES } }))).toEqual([
-      "model",
-    ]);
+  it("chat completions: missing model, bad temperature: 400 naming the field, in OpenAI's shape", async () => {
+    const chat = "/v1/chat/completions";
+    expect(await issues(await call(chat, { json: { messages: MESSAGES } }), chat)).toEqual(["model"]);
     expect(
-      await issues(
-        await call("/v1/chat/completions", { json: { model: "gpt", messages: MESSAGES, temperature: 5 } }),
-      ),
+      await issues(await call(chat, { json: { model: "gpt", messages: MESSAGES, temperature: 5 } }), chat),
     ).toEqual(["temperature"]);
-    expect(
-      await issues(await call("/v1/chat/completions", { json: { model: "gpt", messages: [] } })),
-    ).toEqual(["messages"]);
-    expect(
-      await issues(await call("/v1/chat/completions", { json: { model: "nope", messages: MESSAGES } })),
-    ).toEqual(["route"]);
+    expect(await issues(await call(chat, { json: { model: "gpt", messages: [] } }), chat)).toEqual([
+      "messages",
+    ]);
+  });
+
+  it("chat completions: an unknown model is OpenAI's 404 model_not_found, streamed or not", async () => {
+    for (const stream of [false, true]) {
+      const response = await call("/v1/chat/completions", {
+        json: { model: "nope", messages: MESSAGES, stream },
+      });
+      expect(response.status).toBe(404);
+      expect(await response.json()).toEqual({
+        error: {
+          message: "The model `nope` does not exist or you do not have access to it.",
+          type: "invalid_request_error",
+          param: "model",
+          code: "model_not_found",
+        },
+      });
+    }
   });
 
   it("tasks: unknown workflow and bad input: 400 naming the field", async () => {
@@ -213,9 +241,19 @@ describe("validation", () => {
         json: path.endsWith("completions") ? { ...big, model: "claude" } : big,
       });
       expect(response.status, path).toBe(413);
-      expect(await response.json()).toEqual({
-        error: { kind: "bad_request", message: "request body too large" },
-      });
+      // In the path's dialect: OpenAI's shape on /v1/chat/completions.
+      expect(await response.json()).toEqual(
+        path === "/v1/chat/completions"
+          ? {
+              error: {
+                message: "request body too large",
+                type: "invalid_request_error",
+                param: null,
+                code: "request_too_large",
+              },
+            }
+          : { error: { kind: "bad_request", message: "request body too large" } },
+      );
     }
     // A body streamed without content-length is counted as it arrives.
     const chunked = await small.call("/v1/complete", {
@@ -386,7 +424,7 @@ describe.each(PROTOCOLS)("$protocol route ($route)", ({ route, callId }) => {
     });
   });
 
-  it("an upstream cut mid-stream ends the SSE with an error event carrying the ProviderError, never done", async () => {
+  it("an upstream cut mid-stream ends the SSE with an error frame (modelwire's or OpenAI's), never done", async () => {
     const full =
       route === "claude"
         ? anthropicFrames(anthropicEvents(["Let me ", "check ", "the ", "weather."]))
@@ -398,16 +436,26 @@ describe.each(PROTOCOLS)("$protocol route ($route)", ({ route, callId }) => {
         expect(response.status).toBe(200);
         const frames = await readSse(response);
         const last = frames.at(-1)!;
-        expect(last.event, `${end} ${path}`).toBe("error");
-        expect(frames.filter((frame) => frame.event === "error")).toHaveLength(1);
         expect(frames.some((frame) => frame.event === "done" || frame.data === "[DONE]")).toBe(false);
         const error = JSON.parse(last.data) as Json;
-        expect(error).toMatchObject({
-          name: "ProviderError",
-          kind: end === "close" ? "truncated" : "network",
-          partialOutput: true,
-          retryable: expect.any(Boolean),
-        });
+        const kind = end === "close" ? "truncated" : "network";
+        if (path === "/v1/chat/completions") {
+          // OpenAI's error frame: no event name, `{"error": {message, type, param, code}}`, then the end.
+          expect(frames.every((frame) => frame.event === undefined)).toBe(true);
+          expect(frames.filter((frame) => frame.data.startsWith('{"error"'))).toHaveLength(1);
+          expect(error).toEqual({
+            error: { message: expect.any(String), type: "server_error", param: null, code: kind },
+          });
+        } else {
+          expect(last.event, `${end} ${path}`).toBe("error");
+          expect(frames.filter((frame) => frame.event === "error")).toHaveLength(1);
+          expect(error).toMatchObject({
+            name: "ProviderError",
+            kind,
+            partialOutput: true,
+            retryable: expect.any(Boolean),
+          });
+        }
         expect(last.data).not.toContain(route === "claude" ? ANTHROPIC_KEY : OPENAI_KEY);
         // Some text did go out before the cut.
         expect(frames.length).toBeGreaterThan(1);
@@ -485,8 +533,22 @@ describe("upstream errors before any output", () => {
       const response = await call(path, { json });
       expect(response.status, path).toBe(429);
       expect(response.headers.get("content-type")).toContain("application/json");
+      expect(response.headers.get("retry-after"), path).toBe("7");
+      expect(response.headers.get("retry-after-ms"), path).toBe("7000");
       const text = await response.text();
       expect(text).not.toContain(ANTHROPIC_KEY);
+      if (path === "/v1/chat/completions") {
+        // OpenAI's shape: the openai SDK reads message/type/code (and raises its RateLimitError on the 429).
+        expect(JSON.parse(text)).toEqual({
+          error: {
+            message: expect.stringContaining("Number of request tokens has exceeded your rate limit"),
+            type: "requests",
+            param: null,
+            code: "rate_limit_error",
+          },
+        });
+        continue;
+      }
       expect(JSON.parse(text)).toMatchObject({
         error: {
           name: "ProviderError",
@@ -550,6 +612,15 @@ describe("configuration", () => {
     });
   });
 
+  /**
+   * A configuration problem's error object: modelwire's `kind: "config"`, or on the OpenAI endpoints
+   * OpenAI's shape (`server_error`, code `config`); the fields to fix are listed either way.
+   */
+  const configErrorShape = (path: string) =>
+    path === "/v1/chat/completions" || path === "/v1/models"
+      ? { type: "server_error", param: null, code: "config", issues: expect.any(Array) }
+      : { kind: "config", issues: expect.any(Array) };
+
   /** Configs the gateway cannot read at all: every route is a 500 naming the field. */
   const UNREADABLE: [label: string, config: string, field: string][] = [
     ["not JSON", "{ routes: ", "MODELWIRE_CONFIG"],
@@ -582,8 +653,8 @@ describe("configuration", () => {
       ] as const) {
         const response = await send(path, json);
         expect(response.status, path).toBe(500);
-        const body = (await response.json()) as { error: { kind: string; message: string } };
-        expect(body.error.kind).toBe("config");
+        const body = (await response.json()) as { error: Record<string, unknown> & { message: string } };
+        expect(body.error, path).toMatchObject(configErrorShape(path));
         expect(body.error.message).toContain(field);
       }
       expect(logs).toHaveLength(1);
@@ -636,9 +707,9 @@ describe("configuration", () => {
         const response = await send(path, json);
         expect(response.status, path).toBe(500);
         const body = (await response.json()) as {
-          error: { kind: string; message: string; issues: { path: string }[] };
+          error: { message: string; issues: { path: string }[] };
         };
-        expect(body.error.kind).toBe("config");
+        expect(body.error, path).toMatchObject(configErrorShape(path));
         expect(body.error.issues.map((issue) => issue.path)).toEqual(fields);
         for (const field of fields) expect(body.error.message).toContain(field);
         expect(JSON.stringify(body)).not.toContain(ANTHROPIC_KEY);

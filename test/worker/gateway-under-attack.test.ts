@@ -387,7 +387,12 @@ describe("4. Retry-After is sent, and capped", () => {
       expect(response.status, path).toBe(429);
       expect(response.headers.get("retry-after"), path).toBe("7");
       expect(response.headers.get("retry-after-ms"), path).toBe("7000");
-      expect(await response.json()).toMatchObject({ error: { kind: "rate_limit", retryAfterMs: 7000 } });
+      // The wait is in the body too: modelwire's `retryAfterMs`; OpenAI's shape has no such field.
+      expect(await response.json()).toMatchObject(
+        path === "/v1/chat/completions"
+          ? { error: { type: "requests", code: "rate_limit_exceeded", param: null } }
+          : { error: { kind: "rate_limit", retryAfterMs: 7000 } },
+      );
     }
   });
 
@@ -505,7 +510,11 @@ describe("5. upstream deadlines: a hanging upstream is a timeout, and its connec
     });
     expect(late.status).toBe(200);
     const frames = await readSse(late);
-    expect(JSON.parse(frames.at(-1)!.data)).toMatchObject({ kind: "rate_limit" });
+    // The chat route's error frame: OpenAI's shape, with no event name.
+    expect(frames.at(-1)!.event).toBeUndefined();
+    expect(JSON.parse(frames.at(-1)!.data)).toMatchObject({
+      error: { type: "requests", code: "rate_limit_exceeded", message: expect.stringContaining("slow down") },
+    });
     // Within the hold, the same failure is the HTTP error it always was.
     const quick = gateway(slow(true), { streamHoldMs: 5000 });
     expect((await quick.call("/v1/stream", { json: { route: "gpt", messages: MESSAGES } })).status).toBe(429);

@@ -350,12 +350,16 @@ describe("the openai client against an Anthropic-backed route", () => {
     // message_start, content_block_start, ping, then two text deltas went out before the cut.
     expect(text).toBe("Partial answer ");
     expect(error).toBeInstanceOf(APIError);
-    // The client reads the gateway's `event: error` frame: its body is the ProviderError JSON.
-    expect((error as APIError).error).toMatchObject({
-      name: "ProviderError",
-      kind: "truncated",
-      partialOutput: true,
+    // The client reads the gateway's final `data: {"error": …}` frame, in OpenAI's shape.
+    expect((error as APIError).error).toEqual({
+      message: expect.stringContaining("stream ended"),
+      type: "server_error",
+      param: null,
+      code: "truncated",
     });
+    expect((error as APIError).message).toContain(
+      (error as APIError & { error: { message: string } }).error.message,
+    );
   });
 
   it("breaking out of the client's stream aborts the upstream fetch", async () => {

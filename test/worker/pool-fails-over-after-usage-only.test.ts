@@ -111,7 +111,9 @@ describe("a pool member that fails after usage only (no content) fails over", ()
           session,
           status: response.status,
           servedBy: calls.slice(from).at(-1)?.host,
-          errorFrames: frames.filter((frame) => frame.event === "error").length,
+          // modelwire's `event: error`, or the chat route's `data: {"error": …}`.
+          errorFrames: frames.filter((frame) => frame.event === "error" || frame.data.startsWith('{"error"'))
+            .length,
           text: route.text(frames),
           ended: route.last(frames),
         });

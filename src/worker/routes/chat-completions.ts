@@ -1,13 +1,21 @@
 /**
  * `POST /v1/chat/completions`: the OpenAI-compatible facade over every route — a Chat Completions
  * request in, a `chat.completion` (JSON) or `chat.completion.chunk`s (SSE, ending with `[DONE]`) out. The
- * mapping itself is `../chat-completions.ts`.
+ * mapping itself is `../chat-completions.ts`. Failures are in OpenAI's shape: an HTTP error before the
+ * stream started (`app.onError`), else a final `data: {"error": {…}}` frame and no `[DONE]`
+ * (`chatErrorFrames`). Keep-alives are SSE comments: never an event OpenAI clients would have to parse.
  *
  * @module
  */
 import { Hono } from "hono";
 import { completeOn, type RouteCalls, streamOn } from "../call-route.ts";
-import { chatChunksOf, chatCompletionOf, chatRequestToNeutral, completedOrRaw } from "../chat-completions.ts";
+import {
+  chatChunksOf,
+  chatCompletionOf,
+  chatErrorFrames,
+  chatRequestToNeutral,
+  completedOrRaw,
+} from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 
@@ -36,6 +44,7 @@ export function chatCompletionRoutes(gateway: RouteCalls): Hono<Gateway> {
       call,
       (provider, options) => provider.stream(request.messages, request.tools, options),
       (events) => chatChunksOf(events, request.route, id, created, request.includeUsage),
+      chatErrorFrames,
     );
   });
 
