@@ -96,6 +96,10 @@ export {
   bedrock,
 } from "./providers/bedrock.ts";
 export {
+  type GoogleServiceAccount,
+  googleServiceAccountTokens,
+} from "./providers/google-service-account.ts";
+export {
   type OpenAIChatEndpoint,
   type OpenAIChatEndpointKind,
   type OpenAIChatSettings,
@@ -108,6 +112,12 @@ export {
   type OpenAIResponsesSettings,
   openaiResponses,
 } from "./providers/openai-responses.ts";
+export {
+  VERTEX_ORIGIN,
+  type VertexPublisher,
+  type VertexSettings,
+  vertex,
+} from "./providers/vertex.ts";
 
 // The substrate: every wrapper is itself a Provider.
 export {
