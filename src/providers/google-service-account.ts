@@ -196,7 +196,12 @@ export function googleServiceAccountTokens(
   const context = options.context ?? { provider: "google", model: "" };
   const secrets = options.secrets ?? [];
   // The PEM whole, its base64 body, and each of its lines (so a percent-encoded echo of a line is found too).
-  secrets.push(pem, body, account.private_key, ...pem.split("\n").filter((line) => line.length >= 16 && !line.startsWith("-----")));
+  secrets.push(
+    pem,
+    body,
+    account.private_key,
+    ...pem.split("\n").filter((line) => line.length >= 16 && !line.startsWith("-----")),
+  );
   const fixed = secrets.length;
   const issued: string[] = [];
   /** Adds `value` to the secrets, dropping the oldest issued ones past {@link KEPT_TOKENS}. */
