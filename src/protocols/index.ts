@@ -83,6 +83,7 @@ export {
   type AccessTokenSource,
   CLOUD_PLATFORM_SCOPE,
   GOOGLE_TOKEN_URI,
+  googleServiceAccountTokens,
   readServiceAccount,
   type ServiceAccountTokenOptions,
 } from "../providers/google-service-account.ts";

@@ -10,13 +10,13 @@
 import {
   anthropic,
   collectStream,
-  googleServiceAccountTokens,
   type MessageInput,
   type Response as ModelResponse,
   ProviderError,
   ValidationError,
   vertex,
 } from "../../src/index.ts";
+import { googleServiceAccountTokens } from "../../src/protocols/index.ts";
 import { oddChunkBody } from "../helpers/bedrock-frames.ts";
 import {
   CLIENT_EMAIL,
