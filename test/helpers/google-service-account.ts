@@ -135,7 +135,7 @@ export function fakeGoogle(options: {
       const form = new URLSearchParams(seen.text);
       const exchange: SeenExchange = { ...seen, form, assertion: form.get("assertion") ?? "" };
       exchanges.push(exchange);
-      const answer = await (options.token ?? (() => ({})))(exchange, exchanges.length);
+      const answer: TokenAnswer = await (options.token ?? (() => ({})))(exchange, exchanges.length);
       if (answer instanceof Response) return answer;
       return Response.json({
         access_token: answer.token ?? `ya29.fake-access-token-${exchanges.length}-0123456789`,
