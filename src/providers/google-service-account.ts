@@ -93,7 +93,7 @@ interface CachedToken {
 export function readServiceAccount(
   credentials: GoogleServiceAccount | string,
   field = "credentials",
-): { account: GoogleServiceAccount; der: Uint8Array<ArrayBuffer>; pem: string; body: string } {
+): { account: GoogleServiceAccount; der: Uint8Array; pem: string; body: string } {
   let value: unknown = credentials;
   if (typeof credentials === "string") {
     try {
@@ -134,7 +134,7 @@ export function readServiceAccount(
       issues.push({ path: `${field}.token_uri`, message: "must be an absolute http(s) URL" });
     }
   }
-  let der: Uint8Array<ArrayBuffer> | undefined;
+  let der: Uint8Array | undefined;
   let pem = "";
   let body = "";
   if (typeof account.private_key !== "string" || account.private_key.trim() === "") {
@@ -152,7 +152,7 @@ export function readServiceAccount(
     } else {
       body = match[1]!.replace(/\s+/g, "");
       try {
-        der = base64ToBytes(body) as Uint8Array<ArrayBuffer>;
+        der = base64ToBytes(body);
       } catch {
         der = undefined;
       }
@@ -238,7 +238,13 @@ export function googleServiceAccountTokens(
 
   const importKey = (): Promise<CryptoKey> => {
     key ??= crypto.subtle
-      .importKey("pkcs8", der, { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" }, false, ["sign"])
+      .importKey(
+        "pkcs8",
+        der as Uint8Array<ArrayBuffer>,
+        { name: "RSASSA-PKCS1-v1_5", hash: "SHA-256" },
+        false,
+        ["sign"],
+      )
       .catch((cause: unknown) => {
         key = undefined;
         throw failure({
