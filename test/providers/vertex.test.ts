@@ -2,6 +2,7 @@
 import { describe, expect, it } from "vitest";
 import {
   anthropic,
+  costOf,
   createProvider,
   type MessageInput,
   ProviderError,
@@ -153,6 +154,15 @@ describe("vertex() settings", () => {
     const provider = claude(google.fetch, { accessToken: undefined, credentials: flat });
     expect((await provider.complete(HISTORY)).message.content).toBe("Hi.");
     expect(google.exchanges).toHaveLength(1);
+  });
+
+  it("a Vertex Claude id is priced and profiled as its Claude model", async () => {
+    const google = fakeGoogle({ api: () => Response.json(MESSAGE) });
+    const answer = await claude(google.fetch).complete(HISTORY);
+    expect(costOf(answer.usage, CLAUDE)).toBeCloseTo((5 * 3 + 2 * 15) / 1e6, 12);
+    // The profile's thinking floor applies: a budget below 1024 is raised, as on the first-party API.
+    await claude(google.fetch).complete(HISTORY, [], { thinking: { budgetTokens: 100 }, maxTokens: 4000 });
+    expect(JSON.parse(google.calls[1]!.text).thinking).toEqual({ type: "enabled", budget_tokens: 1024 });
   });
 
   it("sends an Anthropic API id with a date in Vertex's form", async () => {
