@@ -95,6 +95,7 @@ export {
   type BedrockSettings,
   bedrock,
 } from "./providers/bedrock.ts";
+export type { GoogleServiceAccount } from "./providers/google-service-account.ts";
 export {
   type OpenAIChatEndpoint,
   type OpenAIChatEndpointKind,
@@ -108,6 +109,7 @@ export {
   type OpenAIResponsesSettings,
   openaiResponses,
 } from "./providers/openai-responses.ts";
+export { type VertexPublisher, type VertexSettings, vertex } from "./providers/vertex.ts";
 
 // The substrate: every wrapper is itself a Provider.
 export {

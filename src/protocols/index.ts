@@ -80,6 +80,18 @@ export { UsageSchema } from "../core/usage.ts";
 // Provider internals of the built-in providers.
 export { BEDROCK_BEARER_ENV, encodeModelId } from "../providers/bedrock.ts";
 export {
+  type AccessTokenSource,
+  CLOUD_PLATFORM_SCOPE,
+  GOOGLE_TOKEN_URI,
+  googleServiceAccountTokens,
+  readServiceAccount,
+  type ServiceAccountTokenOptions,
+} from "../providers/google-service-account.ts";
+export {
+  type ServiceAccountClaims,
+  serviceAccountAssertion,
+} from "../providers/google-service-account-assertion.ts";
+export {
   endpointURL,
   type PostRequest,
   retryAfterMs,
@@ -127,3 +139,4 @@ export { resolveToolChoice } from "./resolve-tool-choice.ts";
 export * from "./stored-history.ts";
 export * from "./text-tool-calls/index.ts";
 export * from "./tool-call-tracker.ts";
+export * from "./vertex-anthropic/index.ts";

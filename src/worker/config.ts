@@ -2,7 +2,8 @@
  * The Worker's configuration: routes (model aliases) from the `MODELWIRE_CONFIG` variable (JSON), each a
  * provider config, a fallback chain, a pool of equivalent members, or the key-less `demo` route.
  * Credentials never sit in the config: a member names the Worker secret that holds its key
- * (`apiKeySecret`), read from `env` when the route is built. A member's fields are `createProvider`'s: the
+ * (`apiKeySecret`; Bedrock's AWS credentials `credentialsSecrets`, a Vertex AI service-account key
+ * `credentialsSecret`), read from `env` when the route is built. A member's fields are `createProvider`'s: the
  * shared ones, and those of its protocol's factory schema — a protocol the Worker registers itself
  * (`createWorker({ providers: { factories } })`) included, its fields passed through to its schema.
  *
@@ -40,6 +41,8 @@ const MemberSchema = z.looseObject({
       sessionToken: z.optional(z.string().check(z.minLength(1))),
     }),
   ),
+  /** Vertex AI: the secret holding a service-account key file's JSON text. */
+  credentialsSecret: z.optional(z.string().check(z.minLength(1))),
   weight: z.optional(z.number().check(z.positive())),
 });
 
@@ -224,10 +227,14 @@ function inConfig(issue: ValidationIssue, path: string): ValidationIssue {
     /(?:^|\.)apiKey$/.test(issue.path) && issue.message.startsWith("required")
       ? issue.path.replace(/apiKey$/, "apiKeySecret")
       : issue.path;
-  const message =
+  let message =
     field === issue.path
       ? issue.message
       : `${issue.message}; in MODELWIRE_CONFIG, name the Worker secret that holds the key (apiKeySecret)`;
+  // Vertex AI with no credentials at all: the key file goes in a secret too.
+  if (/(?:^|\.)credentials$/.test(issue.path) && issue.message.startsWith("required: one of credentials")) {
+    message = `${issue.message}; in MODELWIRE_CONFIG, name the Worker secret holding the service-account key's JSON (credentialsSecret)`;
+  }
   return { path: field ? `${path}.${field}` : path, message };
 }
 
@@ -237,7 +244,7 @@ function withSecrets(
   path: string,
   env: Record<string, unknown>,
 ): Record<string, unknown> {
-  const { apiKeySecret, credentialsSecrets, weight: _weight, ...rest } = member;
+  const { apiKeySecret, credentialsSecrets, credentialsSecret, weight: _weight, ...rest } = member;
   if (rest.apiKey !== undefined) {
     // Keys never sit in the config (it is a plain variable, visible to anyone who can read the Worker).
     throw new ValidationError([
@@ -270,6 +277,14 @@ function withSecrets(
         ? (rest.settings as Record<string, unknown>)
         : {};
     config.settings = { ...settings, credentials };
+  }
+  if (typeof credentialsSecret === "string") {
+    // Vertex AI: the key file's JSON text, handed to the provider as settings.credentials.
+    const settings =
+      typeof config.settings === "object" && config.settings !== null
+        ? (config.settings as Record<string, unknown>)
+        : {};
+    config.settings = { ...settings, credentials: secretOf(credentialsSecret, "credentialsSecret") };
   }
   if (typeof apiKeySecret === "string") config.apiKey = secretOf(apiKeySecret, "apiKeySecret");
   // Bedrock bearer auth reads AWS_BEARER_TOKEN_BEDROCK from the env it is handed: hand it the secret.

@@ -55,6 +55,12 @@ import {
   parseOpenAIResponsesResponse,
 } from "../../src/protocols/openai-responses/index.ts";
 import type { Protocol, ProtocolWire, ReplayTarget } from "../../src/protocols/protocol.ts";
+import {
+  buildVertexAnthropicRequest,
+  mapVertexAnthropicError,
+  VERTEX_ANTHROPIC_VERSION,
+  vertexAnthropicProtocol,
+} from "../../src/protocols/vertex-anthropic/index.ts";
 import { anthropicModelProfile } from "../../src/providers/anthropic-model-profiles.ts";
 import { openAIChatEndpointProfile } from "../../src/providers/openai-chat.ts";
 import { readAwsEventStream } from "../../src/wire/aws-event-stream.ts";
@@ -109,6 +115,7 @@ interface Case {
 
 const CLAUDE = "claude-sonnet-4-5-20250929";
 const BEDROCK_CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+const VERTEX_CLAUDE = "claude-sonnet-4-5@20250929";
 const ANTHROPIC_MESSAGE = {
   id: "msg_1",
   type: "message",
@@ -235,6 +242,35 @@ const CASES: Case[] = [
     answer: ANTHROPIC_MESSAGE,
     streamed: invokeFrames(ANTHROPIC_EVENTS),
     cut: invokeFrames(ANTHROPIC_EVENTS.slice(0, -1)),
+    stopReason: ["end_turn"],
+  },
+  {
+    label: "vertex-anthropic (anthropic-messages over Vertex rawPredict)",
+    protocol: vertexAnthropicProtocol as unknown as Protocol<ProtocolWire>,
+    name: ANTHROPIC_MESSAGES,
+    wired: {
+      buildRequest: buildVertexAnthropicRequest,
+      parseResponse: parseAnthropicResponse,
+      readFrames: readSseBatches,
+      assembleStream: assembleAnthropicStream,
+      mapError: mapVertexAnthropicError,
+      mapUsage: mapAnthropicUsage,
+      mapStopReason: mapAnthropicStopReason,
+    },
+    context: { provider: "vertex", model: VERTEX_CLAUDE, origin: "vertex" },
+    target: { origin: "vertex", model: VERTEX_CLAUDE },
+    request: (messages) => ({
+      messages,
+      tools: [],
+      options: {},
+      model: VERTEX_CLAUDE,
+      profile: anthropicModelProfile(VERTEX_CLAUDE),
+      stream: false,
+    }),
+    nativeBlocks: [{ type: "text", text: MARK }],
+    answer: ANTHROPIC_MESSAGE,
+    streamed: sseBytes(ANTHROPIC_EVENTS, true),
+    cut: sseBytes(ANTHROPIC_EVENTS.slice(0, -1), true),
     stopReason: ["end_turn"],
   },
   {
@@ -751,6 +787,61 @@ describe.each(CASES)("$label: content parts and responseFormat", (entry) => {
       expect(body.includes("city_fmt") || body.includes('"city"')).toBe(true);
       if (built.outputTool !== undefined) expect(built.outputTool).toBe("city_fmt");
     }
+  });
+});
+
+describe("vertexAnthropicProtocol", () => {
+  it("puts the Messages body in Vertex's envelope: anthropic_version first, no model, stream kept", () => {
+    const { body } = vertexAnthropicProtocol.buildRequest({
+      messages: [{ role: "user", content: "hi" }],
+      tools: [],
+      options: { metadata: { user_id: "u1" } },
+      model: VERTEX_CLAUDE,
+      profile: anthropicModelProfile(VERTEX_CLAUDE),
+      stream: true,
+    });
+    expect(Object.keys(body)[0]).toBe("anthropic_version");
+    expect(body).toMatchObject({
+      anthropic_version: VERTEX_ANTHROPIC_VERSION,
+      stream: true,
+      metadata: { user_id: "u1" },
+    });
+    expect(body).not.toHaveProperty("model");
+  });
+
+  it("shares the Anthropic reading and SSE framing; reads both Vertex error shapes; replays only to origin vertex", () => {
+    expect(vertexAnthropicProtocol.name).toBe(anthropicMessagesProtocol.name);
+    expect(vertexAnthropicProtocol.readFrames).toBe(anthropicMessagesProtocol.readFrames);
+    expect(
+      vertexAnthropicProtocol.mapError(
+        429,
+        { error: { code: 429, status: "RESOURCE_EXHAUSTED", message: "Quota exceeded" } },
+        new Headers(),
+      ).kind,
+    ).toBe("rate_limit");
+    expect(
+      vertexAnthropicProtocol.mapError(
+        529,
+        [{ type: "error", error: { type: "overloaded_error", message: "Overloaded" } }],
+        new Headers(),
+      ).kind,
+    ).toBe("overloaded");
+    const native = { protocol: ANTHROPIC_MESSAGES, origin: "anthropic", model: VERTEX_CLAUDE, blocks: [] };
+    expect(vertexAnthropicProtocol.replaysNative(native, { origin: "vertex", model: VERTEX_CLAUDE })).toBe(
+      false,
+    );
+    expect(
+      vertexAnthropicProtocol.replaysNative(
+        { ...native, origin: "vertex" },
+        { origin: "vertex", model: VERTEX_CLAUDE },
+      ),
+    ).toBe(true);
+    expect(
+      anthropicMessagesProtocol.replaysNative(
+        { ...native, origin: "vertex" },
+        { origin: "anthropic", model: VERTEX_CLAUDE },
+      ),
+    ).toBe(false);
   });
 });
 

@@ -38,6 +38,7 @@ const MAX_WARNING = 600;
 
 const CLAUDE = "claude-sonnet-4-5";
 const BEDROCK_CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
+const VERTEX_CLAUDE = "claude-sonnet-4-5@20250929";
 const DEEPSEEK = "deepseek-reasoner";
 const GPT = "gpt-5";
 
@@ -45,6 +46,7 @@ const GPT = "gpt-5";
 const TRIPLES = [
   ["anthropic-messages", "anthropic", CLAUDE],
   ["anthropic-messages", "bedrock", BEDROCK_CLAUDE],
+  ["anthropic-messages", "vertex", VERTEX_CLAUDE],
   ["openai-chat", "deepseek", DEEPSEEK],
   ["openai-chat", "vllm", "Qwen/Qwen3-8B"],
   ["openai-responses", "openai", GPT],
@@ -588,6 +590,7 @@ describe("every converter on 10,000 hostile stored histories (fixed seed)", () =
   for (const [label, origin, model] of [
     ["Anthropic Messages, first-party target", "anthropic", CLAUDE],
     ["Anthropic Messages, Bedrock InvokeModel target", "bedrock", BEDROCK_CLAUDE],
+    ["Anthropic Messages, Vertex AI rawPredict target", "vertex", VERTEX_CLAUDE],
   ] as const) {
     it(`${label}: never throws; valid turns, JSON, bounded warnings, reasoning only verbatim`, LIMIT, () => {
       run((history) => {

@@ -41,6 +41,7 @@ import type { RuntimeCase } from "./case.ts";
 import { bedrockCases } from "./cases-bedrock.ts";
 import { responsesCases } from "./cases-openai-responses.ts";
 import { substrateCases } from "./cases-substrate.ts";
+import { vertexCases } from "./cases-vertex.ts";
 
 const encoder = new TextEncoder();
 
@@ -1109,4 +1110,10 @@ const coreCases: RuntimeCase[] = [
 ];
 
 /** Every shared case: the core's above, then each area's from its own file. */
-export const cases: RuntimeCase[] = [...coreCases, ...responsesCases, ...bedrockCases, ...substrateCases];
+export const cases: RuntimeCase[] = [
+  ...coreCases,
+  ...responsesCases,
+  ...bedrockCases,
+  ...substrateCases,
+  ...vertexCases,
+];

@@ -30,7 +30,7 @@ describe("protocolOf", () => {
     expect(protocolOf("anthropc", { warn })).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]![0]).toBe(
-      'modelwire: unknown protocol "anthropc"; did you mean "anthropic"? (known protocols: anthropic, openai-chat, openai-responses, bedrock)',
+      'modelwire: unknown protocol "anthropc"; did you mean "anthropic"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, vertex)',
     );
   });
 
@@ -98,7 +98,7 @@ describe("protocolOf: the registered names", () => {
     const warn = vi.fn();
     expect(protocolOf("gemni", { factories: { gemini }, warn })).toBeUndefined();
     expect(warn).toHaveBeenCalledWith(
-      'modelwire: unknown protocol "gemni"; did you mean "gemini"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, gemini)',
+      'modelwire: unknown protocol "gemni"; did you mean "gemini"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, vertex, gemini)',
     );
   });
 
@@ -108,7 +108,7 @@ describe("protocolOf: the registered names", () => {
     expect(warn.mock.calls[0]![0]).toContain('createProvider(config, { factories: { "gemini": … } })');
     expect(protocolOf("bedrock", { factories: { bedrock: undefined }, warn })).toBeUndefined();
     expect(warn.mock.calls[1]![0]).toContain(
-      "(known protocols: anthropic, openai-chat, openai-responses; one not built in",
+      "(known protocols: anthropic, openai-chat, openai-responses, vertex; one not built in",
     );
   });
 
@@ -116,7 +116,7 @@ describe("protocolOf: the registered names", () => {
     const warn = vi.fn();
     expect(protocolOf(undefined, { factories: { "openai-chat": undefined }, warn })).toBeUndefined();
     expect(warn).toHaveBeenCalledWith(
-      'modelwire: no protocol given, and the default "openai-chat" is not registered (known protocols: anthropic, openai-responses, bedrock)',
+      'modelwire: no protocol given, and the default "openai-chat" is not registered (known protocols: anthropic, openai-responses, bedrock, vertex)',
     );
     expect(protocolOf("", { factories: { gemini }, default: "gemini" })).toBe("gemini");
   });

@@ -519,7 +519,7 @@ describe("createProvider: an open registry", () => {
       { path: "region", message: 'not a setting of protocol "anthropic" (only bedrock, outside)' },
     ]);
     expect(refusal({ protocol: "outside", model: "m", tenant: "a", betas: [] }, options).issues).toEqual([
-      { path: "betas", message: 'not a setting of protocol "outside" (only anthropic, bedrock)' },
+      { path: "betas", message: 'not a setting of protocol "outside" (only anthropic, bedrock, vertex)' },
     ]);
     expect(refusal({ protocol: "anthropic", model: "m", apiKey: KEY, organization: "o" }).issues).toEqual([
       {

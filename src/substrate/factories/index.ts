@@ -9,6 +9,7 @@ import { anthropicFactory } from "./anthropic-factory.ts";
 import { bedrockFactory } from "./bedrock-factory.ts";
 import { openAIChatFactory } from "./openai-chat-factory.ts";
 import { openAIResponsesFactory } from "./openai-responses-factory.ts";
+import { vertexFactory } from "./vertex-factory.ts";
 
 /** The built-in factories, in the order error messages list them. */
 export const BUILT_IN_FACTORIES: Readonly<Record<BuiltInProtocol, ProviderFactory>> = {
@@ -16,4 +17,5 @@ export const BUILT_IN_FACTORIES: Readonly<Record<BuiltInProtocol, ProviderFactor
   "openai-chat": openAIChatFactory,
   "openai-responses": openAIResponsesFactory,
   bedrock: bedrockFactory,
+  vertex: vertexFactory,
 };
