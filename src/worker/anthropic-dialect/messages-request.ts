@@ -189,7 +189,8 @@ export function messagesHeadOf(body: unknown): {
   const userId = head.metadata?.user_id;
   const session = z.safeParse(SessionIdSchema, userId);
   return {
-    body: head as Record<string, unknown>,
+    // The body as the client wrote it (a parse would reorder its keys): native members send it on.
+    body: body as Record<string, unknown>,
     model: head.model,
     stream: head.stream === true,
     userId: session.success ? session.data : undefined,
