@@ -5,7 +5,13 @@
  * `event: error` with the envelope — the upstream's own error event on a native route, a cut stream on a
  * converted one (never a clean end).
  */
-import Anthropic from "@anthropic-ai/sdk";
+import Anthropic, {
+  APIError,
+  AuthenticationError,
+  BadRequestError,
+  NotFoundError,
+  OverloadedError,
+} from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
 import {
   anthropicError,
@@ -26,8 +32,8 @@ describe("/v1/messages errors", () => {
     const error = await client.messages
       .create({ model: "claude", max_tokens: 8, messages: hi })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Anthropic.AuthenticationError);
-    expect((error as Anthropic.AuthenticationError).type).toBe("authentication_error");
+    expect(error).toBeInstanceOf(AuthenticationError);
+    expect((error as AuthenticationError).type).toBe("authentication_error");
   });
 
   it("404 not_found_error for a model no route answers to, on both endpoints", async () => {
@@ -38,8 +44,8 @@ describe("/v1/messages errors", () => {
       () => client.messages.countTokens({ model: "claude-opus-9", messages: hi }),
     ]) {
       const error = await call().catch((caught: unknown) => caught);
-      expect(error).toBeInstanceOf(Anthropic.NotFoundError);
-      expect((error as Anthropic.NotFoundError).error).toMatchObject({
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect((error as NotFoundError).error).toMatchObject({
         type: "error",
         error: { type: "not_found_error", message: "model: claude-opus-9" },
       });
@@ -64,8 +70,8 @@ describe("/v1/messages errors", () => {
         ],
       } as unknown as Anthropic.MessageCreateParamsNonStreaming)
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Anthropic.BadRequestError);
-    const body = (error as Anthropic.BadRequestError).error as {
+    expect(error).toBeInstanceOf(BadRequestError);
+    const body = (error as BadRequestError).error as {
       error: { type: string; issues: { path: string }[] };
     };
     expect(body.error.type).toBe("invalid_request_error");
@@ -112,8 +118,8 @@ describe("/v1/messages errors", () => {
     const error = await client.messages
       .create({ model: "claude", max_tokens: 8, messages: hi })
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Anthropic.InternalServerError);
-    const failure = error as Anthropic.InternalServerError;
+    expect(error).toBeInstanceOf(OverloadedError);
+    const failure = error as OverloadedError;
     expect(failure.status).toBe(529);
     expect(failure.type).toBe("overloaded_error");
     expect(failure.error).toMatchObject({ error: { type: "overloaded_error", message: "Overloaded" } });
@@ -149,8 +155,8 @@ describe("/v1/messages errors", () => {
       .stream({ model: "claude", max_tokens: 8, messages: hi })
       .finalMessage()
       .catch((caught: unknown) => caught);
-    expect(error).toBeInstanceOf(Anthropic.APIError);
-    expect((error as Anthropic.APIError).type).toBe("overloaded_error");
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).type).toBe("overloaded_error");
   });
 
   it("converted: a stream cut after content ends with event: error, never message_stop", async () => {
