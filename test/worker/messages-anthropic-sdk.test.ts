@@ -419,4 +419,69 @@ describe("OpenAI Chat route (converted)", () => {
     expect(data.input_tokens).toBe(Math.ceil(json.length / 4));
     expect(calls).toHaveLength(0);
   });
+
+  it("thinking with a tool over two turns: reasoning_content shown as thinking, carried back to a server that wants it", async () => {
+    const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
+      `data: ${JSON.stringify({ id: "ds-1", object: "chat.completion.chunk", created: 1, model: "deepseek-reasoner", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+    const { fetch, calls } = messagesGateway((call) => {
+      expect(call.url).toBe("https://deepseek.upstream.test/v1/chat/completions");
+      const messages = call.body.messages as { role: string }[];
+      if (messages.at(-1)!.role === "user") {
+        return sse(
+          [
+            chunk({ role: "assistant", content: "", reasoning_content: "Paris weather: " }),
+            chunk({ reasoning_content: "use the tool." }),
+            chunk({
+              tool_calls: [
+                {
+                  index: 0,
+                  id: "call_ds1",
+                  type: "function",
+                  function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+                },
+              ],
+            }),
+            chunk({}, "tool_calls"),
+            "data: [DONE]\n\n",
+          ].join(""),
+        );
+      }
+      return Response.json(openaiCompletion("deepseek-reasoner", "Sunny."));
+    });
+    const client = anthropicClient(fetch);
+    const params = { model: "deepseek", max_tokens: 500, tools: [WEATHER_TOOL] };
+    const question = { role: "user" as const, content: "Weather in Paris?" };
+    const first = await client.messages.stream({ ...params, messages: [question] }).finalMessage();
+    expect(first.content.map((block) => block.type)).toEqual(["thinking", "tool_use", "thinking"]);
+    expect(first.content[0]).toEqual({
+      type: "thinking",
+      thinking: "Paris weather: use the tool.",
+      signature: "",
+    });
+    expect((first.content[2] as { signature: string }).signature).toMatch(/^mw1\./);
+    await client.messages.create({
+      ...params,
+      messages: [
+        question,
+        { role: "assistant", content: first.content },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "call_ds1", content: "sunny" }] },
+      ],
+    });
+    expect(calls[1]!.body.messages).toEqual([
+      { role: "user", content: "Weather in Paris?" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_ds1",
+            type: "function",
+            function: { name: "get_weather", arguments: '{"city":"Paris"}' },
+          },
+        ],
+        reasoning_content: "Paris weather: use the tool.",
+      },
+      { role: "tool", tool_call_id: "call_ds1", content: "sunny" },
+    ]);
+  });
 });

@@ -28,6 +28,14 @@ export const MESSAGES_ROUTES = {
       apiKeySecret: "OPENAI_API_KEY",
     },
     gpt: { protocol: "openai-chat", model: "gpt-4o", baseURL: OPENAI_BASE, apiKeySecret: "OPENAI_API_KEY" },
+    /** A Chat server that wants its reasoning_content back with the tool calls (DeepSeek's thinking mode). */
+    deepseek: {
+      protocol: "openai-chat",
+      model: "deepseek-reasoner",
+      baseURL: "https://deepseek.upstream.test/v1",
+      endpoint: { kind: "deepseek", echoReasoning: true, streamUsage: true },
+      apiKeySecret: "OPENAI_API_KEY",
+    },
     responses: {
       protocol: "openai-responses",
       model: "gpt-5-mini",
