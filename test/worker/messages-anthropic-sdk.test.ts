@@ -182,6 +182,34 @@ describe.each(natives)("native route $route", ({ route, host, answer, expectedBo
     });
   }
 
+  it("count_tokens with the fields of a create body: those the count does not take are left out, with a warning", async () => {
+    const { call, calls } = messagesGateway((upstreamCall) => answer(upstreamCall, textScript));
+    const response = await call("/v1/messages/count_tokens", {
+      json: {
+        model: route,
+        max_tokens: 1024,
+        stream: true,
+        temperature: 0.2,
+        messages: [{ role: "user", content: "hi" }],
+      },
+    });
+    expect(response.status).toBe(200);
+    expect(await response.json()).toEqual({ input_tokens: 42 });
+    expect(JSON.parse(response.headers.get("x-modelwire-warnings")!)).toEqual([
+      "count_tokens takes no max_tokens, stream, temperature; left out of the count request",
+    ]);
+    const sent =
+      route === "bedrock"
+        ? (JSON.parse(
+            atob((calls[0]!.body as { input: { invokeModel: { body: string } } }).input.invokeModel.body),
+          ) as Record<string, unknown>)
+        : calls[0]!.body;
+    expect(sent.temperature).toBeUndefined();
+    expect(sent.stream).toBeUndefined();
+    // Bedrock's CountTokens validates the InvokeModel body, which needs a max_tokens: the provider adds one.
+    expect(sent.max_tokens).toBe(route === "bedrock" ? 1 : undefined);
+  });
+
   it("messages.countTokens: the upstream's count, marked as such", async () => {
     const { fetch, calls } = messagesGateway((call) => answer(call, textScript));
     const client = anthropicClient(fetch);

@@ -22,3 +22,32 @@ export function estimateInputTokens(body: Record<string, unknown>): number {
   const counted = { system: body.system ?? null, messages: body.messages ?? [], tools: body.tools ?? [] };
   return Math.ceil(JSON.stringify(counted).length / CHARS_PER_TOKEN);
 }
+
+/**
+ * Fields of a Messages request that `count_tokens` does not take (the API refuses them there as extra
+ * inputs): clients that count the body they are about to send include them.
+ */
+export const NOT_COUNTED_FIELDS: readonly string[] = [
+  "max_tokens",
+  "stream",
+  "metadata",
+  "stop_sequences",
+  "temperature",
+  "top_p",
+  "top_k",
+  "service_tier",
+  "inference_geo",
+];
+
+/**
+ * A count_tokens body for an upstream counting API: the client's, without {@link NOT_COUNTED_FIELDS}
+ * (the same object when it has none; a warning names those left out, none of which changes the count).
+ */
+export function countableBody(body: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
+  const extra = NOT_COUNTED_FIELDS.filter((field) => Object.hasOwn(body, field));
+  if (extra.length === 0) return body;
+  warnings.push(`count_tokens takes no ${extra.join(", ")}; left out of the count request`);
+  const kept = { ...body };
+  for (const field of extra) delete kept[field];
+  return kept;
+}

@@ -28,7 +28,7 @@ import { StructuredOutputError } from "../../core/structured-output.ts";
 import { validate } from "../../core/validation-error.ts";
 import { ANTHROPIC_MESSAGES } from "../../protocols/anthropic-messages/anthropic-wire.ts";
 import { type NativeAnswer, nativeEndpointOf } from "../../providers/native.ts";
-import { estimateInputTokens, TOKEN_COUNT_HEADER } from "../anthropic-dialect/count-tokens.ts";
+import { countableBody, estimateInputTokens, TOKEN_COUNT_HEADER } from "../anthropic-dialect/count-tokens.ts";
 import { anthropicMessageOf } from "../anthropic-dialect/messages-answer.ts";
 import {
   betasOf,
@@ -149,7 +149,7 @@ export function messagesRoutes(gateway: RouteCalls): Hono<Gateway> {
       const native = nativeOf(provider);
       if (native?.countTokens) {
         const warnings: string[] = [];
-        const body = withoutCarriedThinking(head.body, warnings);
+        const body = countableBody(withoutCarriedThinking(head.body, warnings), warnings);
         const tokens = await native.countTokens({ body, betas, version, signal: options.signal });
         return { tokens, source: "upstream", warnings };
       }
