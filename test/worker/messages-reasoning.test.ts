@@ -7,7 +7,7 @@
  * gateway's own thinking blocks are taken out of the body, never sent to be verified.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
-import { generateText, stepCountIs, tool } from "ai";
+import { generateText, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
 import { unwrapReasoning } from "../../src/worker/reasoning-envelope.ts";
@@ -103,7 +103,32 @@ function responsesUpstream(call: UpstreamCall): Response {
   if (!answered) {
     return call.body.stream ? sse(reasoningToolSse()) : Response.json(responseOf([REASONING, CALL]));
   }
-  return Response.json(responseOf([ANSWER]));
+  if (!call.body.stream) return Response.json(responseOf([ANSWER]));
+  const events = [
+    { type: "response.created", response: { ...responseOf([]), status: "in_progress" } },
+    {
+      type: "response.output_item.added",
+      output_index: 0,
+      item: { ...ANSWER, status: "in_progress", content: [] },
+    },
+    {
+      type: "response.output_text.delta",
+      item_id: ANSWER.id,
+      output_index: 0,
+      content_index: 0,
+      delta: "Sunny in Paris.",
+    },
+    { type: "response.output_item.done", output_index: 0, item: ANSWER },
+    { type: "response.completed", response: responseOf([ANSWER]) },
+  ];
+  return sse(
+    events
+      .map(
+        (event, index) =>
+          `event: ${event.type}\ndata: ${JSON.stringify({ ...event, sequence_number: index })}\n\n`,
+      )
+      .join(""),
+  );
 }
 
 const question = { role: "user" as const, content: "Weather in Paris?" };
@@ -286,25 +311,29 @@ describe("reasoning across dialects: a Messages client on a Responses route", ()
     });
   });
 
-  it("@ai-sdk/anthropic: generateText over two steps carries the reasoning item back", async () => {
-    const { fetch, calls } = messagesGateway(responsesUpstream);
-    const anthropic = createAnthropic({ baseURL: "http://gateway.test/v1", apiKey: TOKEN, fetch });
-    const result = await generateText({
-      model: anthropic("responses"),
-      tools: {
-        get_weather: tool({
-          description: "Current weather in a city",
-          inputSchema: z.object({ city: z.string() }),
-          execute: async () => "sunny",
-        }),
-      },
-      stopWhen: stepCountIs(2),
-      prompt: "Weather in Paris?",
+  for (const streamed of [false, true]) {
+    it(`@ai-sdk/anthropic: ${streamed ? "streamText" : "generateText"} over two steps carries the reasoning item back`, async () => {
+      const { fetch, calls } = messagesGateway(responsesUpstream);
+      const anthropic = createAnthropic({ baseURL: "http://gateway.test/v1", apiKey: TOKEN, fetch });
+      const settings = {
+        model: anthropic("responses"),
+        tools: {
+          get_weather: tool({
+            description: "Current weather in a city",
+            inputSchema: z.object({ city: z.string() }),
+            execute: async () => "sunny",
+          }),
+        },
+        stopWhen: stepCountIs(2),
+        prompt: "Weather in Paris?",
+      };
+      const text = streamed ? await streamText(settings).text : (await generateText(settings)).text;
+      expect(text).toBe("Sunny in Paris.");
+      expect(calls).toHaveLength(2);
+      expect(calls[0]!.body.stream === true).toBe(streamed);
+      const input = calls[1]!.body.input as Record<string, unknown>[];
+      const reasoning = input.find((item) => item.type === "reasoning");
+      expect(JSON.stringify(reasoning)).toBe(JSON.stringify(REASONING));
     });
-    expect(result.text).toBe("Sunny in Paris.");
-    expect(calls).toHaveLength(2);
-    const input = calls[1]!.body.input as Record<string, unknown>[];
-    const reasoning = input.find((item) => item.type === "reasoning");
-    expect(JSON.stringify(reasoning)).toBe(JSON.stringify(REASONING));
-  });
+  }
 });

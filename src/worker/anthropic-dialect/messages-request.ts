@@ -110,7 +110,7 @@ const JsonFormatSchema = z.strictObject({
 /** A Messages request: every field of {@link MESSAGES_REQUEST_FIELDS}, and no other. */
 export const MessagesRequestSchema = z.strictObject({
   model: z.string().check(z.minLength(1)),
-  messages: z.array(MessageParamSchema),
+  messages: z.array(MessageParamSchema).check(z.minLength(1)),
   max_tokens: MaxTokensSchema,
   system: z.optional(z.union([z.string(), z.array(BlockSchema)])),
   metadata: z.optional(
