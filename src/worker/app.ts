@@ -5,6 +5,7 @@
  * - `POST /v1/complete`, `POST /v1/stream` (neutral API, JSON / SSE of `StreamEvent`s: `routes/neutral.ts`);
  * - `POST /v1/chat/completions` (`routes/chat-completions.ts`), `GET /v1/models` (`routes/models.ts`):
  *   OpenAI-compatible;
+ * - `POST /v1/messages`, `POST /v1/messages/count_tokens` (`routes/messages.ts`): the Anthropic Messages API;
  * - `GET|DELETE /v1/sessions/:id` (affinity pins: `routes/sessions.ts`);
  * - `POST /v1/tasks`, `GET /v1/tasks/:id`, `GET /v1/tasks/:id/events`, `POST /v1/tasks/:id/pause|resume|abort`
  *   (`routes/tasks.ts`).
@@ -29,6 +30,7 @@ import type { Gateway, WorkerEnv } from "./env.ts";
 import { errorResponse, HTTPConfigError } from "./gateway-error.ts";
 import { type RouteTables, routeTables } from "./route-table.ts";
 import { chatCompletionRoutes } from "./routes/chat-completions.ts";
+import { messagesRoutes } from "./routes/messages.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { neutralRoutes } from "./routes/neutral.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
@@ -131,6 +133,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
 
   app.route("/", neutralRoutes(calls));
   app.route("/", chatCompletionRoutes(calls));
+  app.route("/", messagesRoutes(calls));
   app.route("/", modelRoutes(tables));
   app.route("/", sessionRoutes());
   app.route("/", taskRoutes(workflows));
