@@ -95,6 +95,7 @@ export {
   type BedrockSettings,
   bedrock,
 } from "./providers/bedrock.ts";
+export { type GeminiSettings, gemini } from "./providers/gemini.ts";
 export {
   type OpenAIChatEndpoint,
   type OpenAIChatEndpointKind,

@@ -102,6 +102,7 @@ export * from "./bedrock-invoke/index.ts";
 // Rules every protocol shares: called, never written again.
 export { isContextOverflow } from "./context-overflow.ts";
 export * from "./deliver-batches.ts";
+export * from "./google-gemini/index.ts";
 export * from "./merge-unknown-delta.ts";
 export * from "./native-replay.ts";
 export * from "./neutral-blocks.ts";

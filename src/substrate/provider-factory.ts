@@ -14,7 +14,7 @@ import type { AffinityResolver } from "../providers/affinity.ts";
 import type { FallbackTrigger } from "./fallback.ts";
 
 /** The protocols built in: a config names them without registering anything. */
-export type BuiltInProtocol = "anthropic" | "openai-chat" | "openai-responses" | "bedrock";
+export type BuiltInProtocol = "anthropic" | "openai-chat" | "openai-responses" | "bedrock" | "google-gemini";
 
 /** A protocol a config names: a built-in one, or one registered through `factories`. */
 export type ProtocolName = BuiltInProtocol | (string & {});
