@@ -263,7 +263,8 @@ function replayNative(
       Object.keys(part).some((key) => key !== "text" && key !== "thought" && key !== "thoughtSignature");
     if (typeof part.text === "string") {
       // "" alone is an empty part the API rejects; with a signature it carries the signature back.
-      if (part.text === "" && typeof part.thoughtSignature !== "string" && !hasData) continue;
+      const carries = DATA_FIELDS.some((field) => field in part);
+      if (part.text === "" && typeof part.thoughtSignature !== "string" && !carries) continue;
       pieces.push({ part });
       continue;
     }

@@ -77,7 +77,8 @@ async function viaModelwire(
   sizes: readonly number[],
 ): Promise<{ response: ModelResponse; events: StreamEvent[] }> {
   const provider = gemini({ apiKey: KEY, model: call.model, fetch: fakeFetch(call, sizes) });
-  if (!call.stream) return { response: await provider.complete([{ role: "user", content: "hi" }]), events: [] };
+  if (!call.stream)
+    return { response: await provider.complete([{ role: "user", content: "hi" }]), events: [] };
   const events: StreamEvent[] = [];
   for await (const event of provider.stream([{ role: "user", content: "hi" }])) events.push(event);
   const done = events.at(-1);
@@ -93,7 +94,8 @@ function expectedUsage(usage: Json | undefined): Usage {
   const prompt = n("promptTokenCount");
   const cached = n("cachedContentTokenCount");
   const tools = n("toolUsePromptTokenCount");
-  if (prompt !== undefined || tools !== undefined) expected.inputTokens = (prompt ?? 0) + (tools ?? 0) - (cached ?? 0);
+  if (prompt !== undefined || tools !== undefined)
+    expected.inputTokens = (prompt ?? 0) + (tools ?? 0) - (cached ?? 0);
   if (cached !== undefined) expected.cachedInputTokens = cached;
   const total = n("totalTokenCount");
   if (total !== undefined && prompt !== undefined) expected.outputTokens = total - prompt - (tools ?? 0);
@@ -111,7 +113,10 @@ function compare(call: RecordedCall, sdk: SdkView, response: ModelResponse): voi
   expect(response.rawStopReason).toBe(sdk.finishReason ?? sdk.blockReason);
   const text = sdk.parts.filter((part) => part.thought !== true && typeof part.text === "string");
   expect(response.message.content).toBe(text.map((part) => part.text).join(""));
-  const thoughts = sdk.parts.filter((part) => part.thought === true).map((part) => part.text).join("");
+  const thoughts = sdk.parts
+    .filter((part) => part.thought === true)
+    .map((part) => part.text)
+    .join("");
   expect(response.reasoning).toBe(thoughts === "" ? undefined : thoughts);
   expect(response.message.toolCalls.map(({ name, arguments: args }) => ({ name, args }))).toEqual(
     sdk.functionCalls.map(({ name, args }) => ({ name, args: args ?? {} })),
@@ -129,7 +134,9 @@ function compareEvents(response: ModelResponse, events: readonly StreamEvent[]):
   expect(events.filter((event) => event.type === "done")).toHaveLength(1);
   const text = events.flatMap((event) => (event.type === "text-delta" ? [event.text] : [])).join("");
   expect(text).toBe(response.message.content);
-  const reasoning = events.flatMap((event) => (event.type === "reasoning-delta" ? [event.text] : [])).join("");
+  const reasoning = events
+    .flatMap((event) => (event.type === "reasoning-delta" ? [event.text] : []))
+    .join("");
   expect(reasoning).toBe(response.reasoning ?? "");
   const ends = events.flatMap((event) => (event.type === "tool-call-end" ? [event.toolCall] : []));
   expect(ends).toEqual(response.message.toolCalls);
@@ -150,18 +157,16 @@ describe("the recorded Gemini calls", () => {
 });
 
 describe.each(RECORDED_CALLS.map((call) => [call.name, call] as const))("%s", (_name, call) => {
-  it(
-    "modelwire and @google/genai read the same bytes alike, through random chunk splits",
-    { timeout: 60_000 },
-    async () => {
-      await fc.assert(
-        fc.asyncProperty(sizes, async (chunks) => {
-          const [sdk, ours] = await Promise.all([viaSdk(call, chunks), viaModelwire(call, chunks)]);
-          compare(call, sdk, ours.response);
-          if (call.stream) compareEvents(ours.response, ours.events);
-        }),
-        { seed: 18, numRuns: call.stream ? 25 : 3 },
-      );
-    },
-  );
+  it("modelwire and @google/genai read the same bytes alike, through random chunk splits", {
+    timeout: 60_000,
+  }, async () => {
+    await fc.assert(
+      fc.asyncProperty(sizes, async (chunks) => {
+        const [sdk, ours] = await Promise.all([viaSdk(call, chunks), viaModelwire(call, chunks)]);
+        compare(call, sdk, ours.response);
+        if (call.stream) compareEvents(ours.response, ours.events);
+      }),
+      { seed: 18, numRuns: call.stream ? 25 : 3 },
+    );
+  });
 });

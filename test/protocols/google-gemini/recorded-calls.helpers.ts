@@ -39,7 +39,9 @@ async function load(): Promise<{ calls: RecordedCall[]; skipped: string[] }> {
       const name = `${info.path}#${interaction.index}`;
       const match = GENERATE.exec(uri);
       if (!match) {
-        skipped.push(`${name}: ${interaction.request?.method ?? "?"} ${new URL(uri).host} is not a generateContent call`);
+        skipped.push(
+          `${name}: ${interaction.request?.method ?? "?"} ${new URL(uri).host} is not a generateContent call`,
+        );
         continue;
       }
       const raw = interaction.request?.body;

@@ -37,7 +37,10 @@ function contentsOf(call: RecordedCall): GeminiContent[] {
 }
 
 /** A recorded user content as neutral messages: its function responses as tool results, its text as a user message. */
-function userMessages(content: GeminiContent, calls: readonly { id: string; name: string }[]): MessageInput[] {
+function userMessages(
+  content: GeminiContent,
+  calls: readonly { id: string; name: string }[],
+): MessageInput[] {
   const messages: MessageInput[] = [];
   const open = [...calls];
   const results = (content.parts ?? []).flatMap((part) => {
@@ -48,7 +51,9 @@ function userMessages(content: GeminiContent, calls: readonly { id: string; name
     const value = response.response as { return_value?: unknown; error?: unknown };
     const isError = value.error !== undefined;
     const result = isError ? value.error : (value.return_value ?? value);
-    return [{ callId: call.id, content: typeof result === "string" ? result : JSON.stringify(result), isError }];
+    return [
+      { callId: call.id, content: typeof result === "string" ? result : JSON.stringify(result), isError },
+    ];
   });
   if (results.length > 0) messages.push({ role: "tool", toolResults: results });
   const text = (content.parts ?? []).flatMap((part) => (typeof part.text === "string" ? [part.text] : []));
@@ -102,7 +107,9 @@ describe("recorded Gemini conversations: signatures go back byte for byte, in pl
     const first = chain[0]!;
     const origin = first.vertex ? "vertex" : "gemini";
     const history: MessageInput[] = [];
-    const system = (first.request.systemInstruction as GeminiContent | undefined)?.parts?.map((part) => part.text);
+    const system = (first.request.systemInstruction as GeminiContent | undefined)?.parts?.map(
+      (part) => part.text,
+    );
     if (system?.length) history.push({ role: "system", content: system.join("") });
     for (const content of contentsOf(first)) history.push(...userMessages(content, []));
     const answers: GeminiPart[][] = [];
