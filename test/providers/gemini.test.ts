@@ -114,8 +114,8 @@ describe("gemini()", () => {
     expect(() => createProvider({ protocol: "google-gemini", model: "gemini-2.5-flash" })).toThrow(/apiKey/);
   });
 
-  it("createProvider builds it under google-gemini and its alias gemini", async () => {
-    for (const protocol of ["google-gemini", "gemini"]) {
+  it("createProvider builds it under google-gemini", async () => {
+    for (const protocol of ["google-gemini", " Google-Gemini "]) {
       const { fetch, requests } = fakeFetch(() => json(ANSWER));
       const provider = createProvider({ protocol, model: "gemini-2.5-pro", apiKey: KEY }, { fetch });
       expect(provider.protocol).toBe("google-gemini");

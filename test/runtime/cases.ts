@@ -39,6 +39,7 @@ import { readSse, type SseEvent, WireError } from "../../src/wire/index.ts";
 import { equal, ok, rejects, throws } from "./assert.ts";
 import type { RuntimeCase } from "./case.ts";
 import { bedrockCases } from "./cases-bedrock.ts";
+import { geminiCases } from "./cases-gemini.ts";
 import { responsesCases } from "./cases-openai-responses.ts";
 import { substrateCases } from "./cases-substrate.ts";
 
@@ -1109,4 +1110,10 @@ const coreCases: RuntimeCase[] = [
 ];
 
 /** Every shared case: the core's above, then each area's from its own file. */
-export const cases: RuntimeCase[] = [...coreCases, ...responsesCases, ...bedrockCases, ...substrateCases];
+export const cases: RuntimeCase[] = [
+  ...coreCases,
+  ...responsesCases,
+  ...bedrockCases,
+  ...geminiCases,
+  ...substrateCases,
+];

@@ -1,6 +1,7 @@
 /**
- * `geminiFactory`: how a config with `protocol: "google-gemini"` (or `"gemini"`) becomes a `gemini()`
- * provider — the Gemini API with an API key.
+ * `geminiFactory`: how a config with `protocol: "google-gemini"` becomes a `gemini()` provider — the
+ * Gemini API with an API key. (No `"gemini"` alias: that name stays free for a host's own factory, as
+ * the registry's examples register one.)
  *
  * @module
  */
@@ -12,10 +13,9 @@ import { defined } from "./defined.ts";
 /** The fields only a `google-gemini` config takes: none beyond the shared ones. */
 const GEMINI_FIELDS = {};
 
-/** The built-in `google-gemini` protocol (also named `gemini`). */
+/** The built-in `google-gemini` protocol. */
 export const geminiFactory: ProviderFactory<typeof GEMINI_FIELDS> = {
   schema: GEMINI_FIELDS,
-  aliases: ["gemini"],
   build(config, context) {
     if (config.apiKey === undefined || config.apiKey === "") {
       throw new ValidationError([{ path: "apiKey", message: "required: a Gemini API key" }]);
