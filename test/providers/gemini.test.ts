@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   collectStream,
   createProvider,
+  fallback,
   gemini,
   ProviderError,
   type StreamEvent,
@@ -290,5 +291,47 @@ describe("gemini()", () => {
       code: "INTERNAL",
     });
     expect(await run({ hello: "world" })).toMatchObject({ kind: "invalid_response" });
+  });
+
+  it("a fallback chain between Gemini models drops the first model's thoughts and signatures at the switch", async () => {
+    const history = [
+      { role: "user" as const, content: "go" },
+      {
+        role: "assistant" as const,
+        content: "Looking.",
+        toolCalls: [{ id: "c1", name: "lookup", arguments: { q: "x" } }],
+        native: {
+          protocol: "google-gemini",
+          origin: "gemini",
+          model: "gemini-3-pro-preview",
+          blocks: [
+            { text: "THOUGHT-TEXT", thought: true },
+            { text: "Looking." },
+            { functionCall: { name: "lookup", args: { q: "x" } }, thoughtSignature: "U0lHLTM=" },
+          ],
+        },
+      },
+      { role: "tool" as const, toolResults: [{ callId: "c1", content: "found" }] },
+    ];
+    const pro = fakeFetch(() => json(googleError(503, "UNAVAILABLE", "overloaded"), 503));
+    const flash = fakeFetch(() => json(ANSWER));
+    const chain = fallback([
+      { provider: gemini({ apiKey: KEY, model: "gemini-3-pro-preview", fetch: pro.fetch }) },
+      { provider: gemini({ apiKey: KEY, model: "gemini-2.5-flash", fetch: flash.fetch }) },
+    ]);
+    const response = await chain.complete(history, [{ name: "lookup", parameters: { type: "object" } }]);
+    // The first model got its own parts back, signature in place; the second a rebuilt turn.
+    expect((pro.requests[0]!.body.contents as { parts: unknown[] }[])[1]!.parts).toEqual(
+      history[1]!.native.blocks,
+    );
+    const sent = JSON.stringify(flash.requests[0]!.body);
+    expect(sent).not.toContain("THOUGHT-TEXT");
+    expect(sent).not.toContain("U0lHLTM=");
+    expect((flash.requests[0]!.body.contents as { parts: unknown[] }[])[1]!.parts).toEqual([
+      { text: "Looking." },
+      { functionCall: { name: "lookup", args: { q: "x" } } },
+    ]);
+    expect(response.servedBy).toMatchObject({ index: 1, model: "gemini-2.5-flash" });
+    expect(response.warnings?.join("\n")).toMatch(/1 thought part\(s\) and 1 thought signature\(s\) dropped/);
   });
 });
