@@ -322,7 +322,7 @@ describe("gemini()", () => {
     const response = await chain.complete(history, [{ name: "lookup", parameters: { type: "object" } }]);
     // The first model got its own parts back, signature in place; the second a rebuilt turn.
     expect((pro.requests[0]!.body.contents as { parts: unknown[] }[])[1]!.parts).toEqual(
-      history[1]!.native.blocks,
+      (history[1] as { native: { blocks: unknown[] } }).native.blocks,
     );
     const sent = JSON.stringify(flash.requests[0]!.body);
     expect(sent).not.toContain("THOUGHT-TEXT");
