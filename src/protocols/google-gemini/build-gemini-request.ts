@@ -36,6 +36,9 @@ export interface GeminiRequestInput extends ProtocolRequest {
  * together with function calling, so there, when the call has tools, the format goes as the forced output
  * tool of `output-tool.ts` (`ANY`, named in `outputTool`) instead.
  *
+ * Thoughts count against `maxOutputTokens`: with a fixed thinking budget, a `maxTokens` at or below it is
+ * raised to the budget + 1 (warned), so the request can answer at all.
+ *
  * The `cache` option is left out with a warning when set to anything but `"auto"`: Gemini caches prompts
  * implicitly (the reads come back as `cachedInputTokens`) and has no per-request cache marks.
  */
@@ -85,6 +88,17 @@ export function buildGeminiRequest(input: GeminiRequestInput): BuiltRequest<Gemi
   const thinking = applyGeminiThinking(options.thinking, profile);
   warnings.push(...thinking.warnings);
   if (thinking.config) generation.thinkingConfig = thinking.config;
+  // Thoughts count against maxOutputTokens: a fixed budget that fills the cap leaves no room for the answer
+  // (the API answers MAX_TOKENS with no parts). The cap is raised past the budget, as for Claude.
+  const budget = thinking.config?.thinkingBudget;
+  if (budget !== undefined && budget > 0 && generation.maxOutputTokens !== undefined) {
+    if (generation.maxOutputTokens <= budget) {
+      warnings.push(
+        `maxTokens ${generation.maxOutputTokens} must exceed the thinking budget ${budget} (thoughts count against it); raised to ${budget + 1}`,
+      );
+      generation.maxOutputTokens = budget + 1;
+    }
+  }
   if (Object.keys(generation).length > 0) body.generationConfig = generation;
 
   if (options.cache !== undefined && options.cache !== "auto") {

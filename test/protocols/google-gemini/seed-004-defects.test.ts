@@ -279,6 +279,26 @@ describe("Gemini: seed 004 defects", () => {
     }
   });
 
+  it("a maxTokens at or below a fixed thinking budget is raised past it (thoughts count against the cap)", () => {
+    const low = build([{ role: "user", content: "hi" }], FLASH, {
+      maxTokens: 1000,
+      thinking: { budgetTokens: 4096 },
+    });
+    expect(low.body.generationConfig).toMatchObject({
+      maxOutputTokens: 4097,
+      thinkingConfig: { thinkingBudget: 4096 },
+    });
+    expect(low.warnings.join("\n")).toMatch(/must exceed the thinking budget 4096/);
+    const roomy = build([{ role: "user", content: "hi" }], FLASH, {
+      maxTokens: 8000,
+      thinking: { budgetTokens: 4096 },
+    });
+    expect(roomy.body.generationConfig?.maxOutputTokens).toBe(8000);
+    expect(roomy.warnings).toEqual([]);
+    const off = build([{ role: "user", content: "hi" }], FLASH, { maxTokens: 10, thinking: "off" });
+    expect(off.body.generationConfig?.maxOutputTokens).toBe(10);
+  });
+
   it("structured output goes as responseJsonSchema; on 2.x with tools as the forced output tool instead", () => {
     const format = { type: "json_schema" as const, name: "city", schema: { type: "object" }, strict: true };
     const tools = [{ name: "lookup", parameters: { type: "object" } }];
