@@ -30,7 +30,9 @@ export class GeminiStreamAssembler {
   stopped = false;
   /** Never set: the stream is read to its end, since usage may follow the finish reason. */
   readonly ended = false;
+  /** What a complete stream has sent, as the `truncated` error names it. */
   readonly terminal = "a finishReason";
+  /** Who the response is from (`Response.provider`, `native.origin` and `native.model`). */
   readonly context: GeminiResponseContext;
   readonly #parts: GeminiPart[] = [];
   readonly #tools = new ToolCallTracker<number>();
