@@ -1,6 +1,6 @@
 /**
- * modelwire: one message shape for Anthropic, OpenAI (Chat Completions and Responses), Amazon Bedrock and
- * OpenAI-compatible servers, on nothing but `fetch` and Web Streams.
+ * modelwire: one message shape for Anthropic, OpenAI (Chat Completions and Responses), Amazon Bedrock,
+ * Google Gemini and OpenAI-compatible servers, on nothing but `fetch` and Web Streams.
  *
  * The library entry: what an application needs — the providers and their settings, the neutral types,
  * the errors, `collectStream`, the substrate (`fallback`, `retry`, `createProvider`, affinity, pause,
