@@ -1,6 +1,6 @@
 /**
- * modelwire: one message shape for Anthropic, OpenAI (Chat Completions and Responses), Amazon Bedrock and
- * OpenAI-compatible servers, on nothing but `fetch` and Web Streams.
+ * modelwire: one message shape for Anthropic, OpenAI (Chat Completions and Responses), Amazon Bedrock,
+ * Google Gemini and OpenAI-compatible servers, on nothing but `fetch` and Web Streams.
  *
  * The library entry: what an application needs — the providers and their settings, the neutral types,
  * the errors, `collectStream`, the substrate (`fallback`, `retry`, `createProvider`, affinity, pause,
@@ -95,6 +95,7 @@ export {
   type BedrockSettings,
   bedrock,
 } from "./providers/bedrock.ts";
+export { type GeminiSettings, gemini } from "./providers/gemini.ts";
 export type { GoogleServiceAccount } from "./providers/google-service-account.ts";
 export {
   type OpenAIChatEndpoint,

@@ -3,8 +3,8 @@
  * the {@link Protocol} contract, the HTTP shell every provider is (`httpProvider`), the rules every
  * protocol shares (provenance, stored-history readers, tool choice, context overflow, error kinds; for
  * stream assemblers the batch loop, the tool-call tracker, the piece buffer and the unknown-delta rule),
- * and the five built-in protocols with their wire types, converters, builders, parsers, stream
- * assemblers and mappers.
+ * and the built-in protocols (Google Gemini among them) with their wire types, converters, builders,
+ * parsers, stream assemblers and mappers.
  *
  * An application needs none of it: providers, the neutral types and the substrate are in `modelwire`.
  * This file is an entry point only: it re-exports the providers' shell beside the protocols, and no module
@@ -114,6 +114,7 @@ export * from "./bedrock-invoke/index.ts";
 // Rules every protocol shares: called, never written again.
 export { isContextOverflow } from "./context-overflow.ts";
 export * from "./deliver-batches.ts";
+export * from "./google-gemini/index.ts";
 export * from "./merge-unknown-delta.ts";
 export * from "./native-replay.ts";
 export * from "./neutral-blocks.ts";

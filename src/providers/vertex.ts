@@ -12,6 +12,7 @@ import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
+import { googleGeminiProtocol } from "../protocols/google-gemini/index.ts";
 import {
   VERTEX_ANTHROPIC_VERSION,
   VERTEX_ORIGIN,
@@ -107,13 +108,30 @@ export interface VertexPublisherContext {
 type VertexPublisherBuild = (context: VertexPublisherContext) => HttpProvider;
 
 /**
- * The protocol of each publisher's models. The `google` entry (Gemini through `generateContent` /
- * `streamGenerateContent?alt=sse`) is the `google-gemini` protocol's: it is added together with that
- * protocol (see `docs/vertex.md`, "Gemini on Vertex").
+ * The protocol of each publisher's models: Gemini through `generateContent` /
+ * `streamGenerateContent?alt=sse` (the `google-gemini` protocol), Claude through `rawPredict` /
+ * `streamRawPredict` (Anthropic Messages in Vertex's envelope).
  */
 const PUBLISHERS: Partial<Record<VertexPublisher, VertexPublisherBuild>> = {
   anthropic: claudeOnVertex,
+  google: geminiOnVertex,
 };
+
+/** Gemini on Vertex: the `google-gemini` protocol, origin `"vertex"` (its signatures replay only here). */
+function geminiOnVertex(vertexContext: VertexPublisherContext): HttpProvider {
+  const { model, shared } = vertexContext;
+  return httpProvider({
+    ...shared,
+    protocol: googleGeminiProtocol,
+    request: (call) => ({ ...call, model, origin: VERTEX_ORIGIN }),
+    endpoint: ({ stream }) => ({
+      url: stream
+        ? vertexContext.url("streamGenerateContent", "alt=sse")
+        : vertexContext.url("generateContent"),
+      headers: vertexContext.headers(),
+    }),
+  });
+}
 
 const MODEL = /^[A-Za-z0-9][A-Za-z0-9._@-]*$/;
 const PROJECT = /^[A-Za-z0-9][A-Za-z0-9.:-]*$/;

@@ -4,14 +4,17 @@
  * expensive call that rewrites the cache.
  *
  * Prices are US dollars per million tokens. Claude models' come from their model profiles (cache reads
- * 0.1× input, 5-minute writes 1.25×, 1-hour writes 2×). Other models have no built-in prices: pass a
+ * 0.1× input, 5-minute writes 1.25×, 1-hour writes 2×), Gemini models' from theirs (`geminiModelProfile`:
+ * cache reads at Google's rate, no cache writes; 2.5 Pro and 3 Pro at their long-prompt rate for the whole
+ * call when its prompt is over 200k tokens). Other models have no built-in prices: pass a
  * {@link ModelPrices} (or a lookup) and the figures are yours. An unknown price gives `undefined`, never a
  * guess.
  *
  * @module
  */
 import { type MessageInput, normalizeMessage } from "../core/message.ts";
-import type { Usage } from "../core/usage.ts";
+import { totalInputTokens, type Usage } from "../core/usage.ts";
+import { geminiModelProfile } from "../protocols/google-gemini/gemini-model-profile.ts";
 import { anthropicModelProfile, type ModelPrices } from "../providers/anthropic-model-profiles.ts";
 
 /**
@@ -81,7 +84,7 @@ export interface CacheImpact {
  * ```
  */
 export function costOf(usage: Usage, source: PriceSource): number | undefined {
-  const prices = pricesOf(source);
+  const prices = pricesOf(source, totalInputTokens(usage));
   if (!prices) return undefined;
   const { inputTokens, outputTokens } = usage;
   if (inputTokens === undefined || outputTokens === undefined) return undefined;
@@ -176,14 +179,22 @@ export function cacheImpact(
   };
 }
 
-function pricesOf(source: PriceSource): TokenPrices | undefined {
-  if (typeof source === "string") return profilePrices(source);
+function pricesOf(source: PriceSource, promptTokens?: number): TokenPrices | undefined {
+  if (typeof source === "string") return profilePrices(source, promptTokens);
   if (typeof source === "object" && source !== null) return source;
   return undefined;
 }
 
-function profilePrices(model: string): ModelPrices | undefined {
-  return model.toLowerCase().includes("claude") ? anthropicModelProfile(model).prices : undefined;
+/** A model's built-in prices; for Gemini, the tier the prompt's size falls in (the lower one when unknown). */
+function profilePrices(model: string, promptTokens?: number): TokenPrices | undefined {
+  const id = model.toLowerCase();
+  if (id.includes("claude")) return anthropicModelProfile(model).prices as ModelPrices | undefined;
+  if (!id.includes("gemini")) return undefined;
+  const prices = geminiModelProfile(model).prices;
+  if (!prices) return undefined;
+  const tier =
+    prices.long && promptTokens !== undefined && promptTokens > prices.long.threshold ? prices.long : prices;
+  return { input: tier.input, output: tier.output, cacheRead: tier.cacheRead };
 }
 
 /** JSON of the normalised message with object keys sorted: equal messages give equal text. */

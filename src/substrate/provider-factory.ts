@@ -14,7 +14,13 @@ import type { AffinityResolver } from "../providers/affinity.ts";
 import type { FallbackTrigger } from "./fallback.ts";
 
 /** The protocols built in: a config names them without registering anything. */
-export type BuiltInProtocol = "anthropic" | "openai-chat" | "openai-responses" | "bedrock" | "vertex";
+export type BuiltInProtocol =
+  | "anthropic"
+  | "openai-chat"
+  | "openai-responses"
+  | "bedrock"
+  | "google-gemini"
+  | "vertex";
 
 /** A protocol a config names: a built-in one, or one registered through `factories`. */
 export type ProtocolName = BuiltInProtocol | (string & {});

@@ -36,6 +36,16 @@ import {
   buildBedrockInvokeRequest,
 } from "../../src/protocols/bedrock-invoke/index.ts";
 import {
+  assembleGeminiStream,
+  buildGeminiRequest,
+  GOOGLE_GEMINI,
+  googleGeminiProtocol,
+  mapGeminiError,
+  mapGeminiStopReason,
+  mapGeminiUsage,
+  parseGeminiResponse,
+} from "../../src/protocols/google-gemini/index.ts";
+import {
   assembleOpenAIChatStream,
   buildOpenAIChatRequest,
   mapOpenAIChatError,
@@ -181,6 +191,34 @@ const NDJSON_LINES = [
   { type: "text", delta: "lo" },
   { type: "end", finish: "end", usage: { input: 10, output: 2, cached: 4 } },
 ];
+
+const GEMINI = "gemini-2.5-flash";
+const GEMINI_CHUNKS = [
+  {
+    candidates: [{ content: { role: "model", parts: [{ text: "Hel" }] }, index: 0 }],
+    usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 1, totalTokenCount: 13 },
+    modelVersion: GEMINI,
+    responseId: "resp-g1",
+  },
+  {
+    candidates: [{ content: { role: "model", parts: [{ text: "lo" }] }, finishReason: "STOP", index: 0 }],
+    usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 2, totalTokenCount: 14 },
+    modelVersion: GEMINI,
+    responseId: "resp-g1",
+  },
+];
+const GEMINI_ANSWER = {
+  candidates: [
+    {
+      content: { role: "model", parts: [{ text: "Hel" }, { text: "lo" }] },
+      finishReason: "STOP",
+      index: 0,
+    },
+  ],
+  usageMetadata: { promptTokenCount: 12, candidatesTokenCount: 2, totalTokenCount: 14 },
+  modelVersion: GEMINI,
+  responseId: "resp-g1",
+};
 
 function ndjsonBytes(lines: readonly unknown[]): Uint8Array {
   return encoder.encode(lines.map((line) => `${JSON.stringify(line)}\n`).join(""));
@@ -428,6 +466,28 @@ const CASES: Case[] = [
       { contentBlockDelta: { contentBlockIndex: 0, delta: { text: "Hel" } } },
     ]),
     stopReason: ["end_turn"],
+  },
+  {
+    label: "google-gemini",
+    protocol: googleGeminiProtocol as unknown as Protocol<ProtocolWire>,
+    name: GOOGLE_GEMINI,
+    wired: {
+      buildRequest: buildGeminiRequest,
+      parseResponse: parseGeminiResponse,
+      readFrames: readSseBatches,
+      assembleStream: assembleGeminiStream,
+      mapError: mapGeminiError,
+      mapUsage: mapGeminiUsage,
+      mapStopReason: mapGeminiStopReason,
+    },
+    context: { provider: "gemini", model: GEMINI, origin: "gemini" },
+    target: { origin: "gemini", model: GEMINI },
+    request: (messages) => ({ messages, tools: [], options: {}, model: GEMINI, origin: "gemini" }),
+    nativeBlocks: [{ text: MARK, thoughtSignature: "c2lnbmVk" }],
+    answer: GEMINI_ANSWER,
+    streamed: sseBytes(GEMINI_CHUNKS),
+    cut: sseBytes(GEMINI_CHUNKS.slice(0, 1)),
+    stopReason: ["STOP"],
   },
   {
     // A protocol from outside the package, written against modelwire/protocols alone: held to the same

@@ -24,6 +24,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { convertToAnthropicMessages } from "../../src/protocols/anthropic-messages/convert-to-anthropic-messages.ts";
 import { convertToBedrockConverseMessages } from "../../src/protocols/bedrock-converse/convert-to-bedrock-converse-messages.ts";
+import { convertToGeminiContents } from "../../src/protocols/google-gemini/convert-to-gemini-contents.ts";
+import { geminiModelProfile } from "../../src/protocols/google-gemini/gemini-model-profile.ts";
 import { convertToOpenAIChatMessages } from "../../src/protocols/openai-chat/convert-to-openai-chat-messages.ts";
 import type { OpenAIChatEndpointProfile } from "../../src/protocols/openai-chat/openai-chat-wire.ts";
 import { convertToOpenAIResponsesInput } from "../../src/protocols/openai-responses/convert-to-openai-responses-input.ts";
@@ -41,6 +43,7 @@ const BEDROCK_CLAUDE = "us.anthropic.claude-sonnet-4-5-20250929-v1:0";
 const VERTEX_CLAUDE = "claude-sonnet-4-5@20250929";
 const DEEPSEEK = "deepseek-reasoner";
 const GPT = "gpt-5";
+const GEMINI = "gemini-3-flash-preview";
 
 /** Every target below, as `native` would name it. */
 const TRIPLES = [
@@ -51,6 +54,7 @@ const TRIPLES = [
   ["openai-chat", "vllm", "Qwen/Qwen3-8B"],
   ["openai-responses", "openai", GPT],
   ["bedrock-converse", "bedrock", BEDROCK_CLAUDE],
+  ["google-gemini", "gemini", GEMINI],
 ] as const;
 
 function chatProfile(kind: string, echoReasoning: boolean): OpenAIChatEndpointProfile {
@@ -277,11 +281,33 @@ const chatBlock = fc.record(
   },
   { requiredKeys: ["role"] },
 );
+const geminiPart = fc.oneof(
+  fc.record(
+    { text: reasoningText, thought: fc.constant(true), thoughtSignature: signatureArb },
+    { requiredKeys: ["text", "thought"] },
+  ),
+  fc.record({ text: textArb, thoughtSignature: signatureArb }, { requiredKeys: ["text"] }),
+  fc.record(
+    {
+      functionCall: mostly(fc.record({ name: nameArb, args: argumentsArb, id: idArb }, { requiredKeys: [] })),
+      thoughtSignature: signatureArb,
+    },
+    { requiredKeys: ["functionCall"] },
+  ),
+  fc.constantFrom<object>(
+    { functionResponse: { name: "search", response: { output: "stray" } } },
+    { inlineData: { mimeType: "image/png", data: "AA==" } },
+    { executableCode: { language: "PYTHON", code: "print(1)" } },
+    { text: "", thoughtSignature: "c2ln" },
+    {},
+  ),
+);
 const blockArb: fc.Arbitrary<unknown> = fc.oneof(
   { weight: 3, arbitrary: objectLike(anthropicBlock) },
   { weight: 3, arbitrary: objectLike(responsesItem) },
   { weight: 3, arbitrary: objectLike(converseBlock) },
   { weight: 1, arbitrary: objectLike(chatBlock) },
+  { weight: 2, arbitrary: objectLike(geminiPart) },
   { weight: 1, arbitrary: junk },
 );
 const blocksArb = fc.array(blockArb, { maxLength: 5 });
@@ -574,6 +600,37 @@ function converseViolation(
   );
 }
 
+/** Gemini contents: roles alternate, no empty part, every call answered next by a response of its name. */
+function geminiViolation(converted: ReturnType<typeof convertToGeminiContents>): string | undefined {
+  for (const part of converted.systemInstruction?.parts ?? []) {
+    if (typeof part.text !== "string" || part.text.trim() === "") return "bad system part";
+  }
+  const turns = converted.contents;
+  for (const [position, turn] of turns.entries()) {
+    const where = `contents[${position}]`;
+    if (turn.role !== "user" && turn.role !== "model") return `${where}: role ${String(turn.role)}`;
+    if (!Array.isArray(turn.parts) || turn.parts.length === 0) return `${where}: no parts`;
+    if (position > 0 && turn.role === turns[position - 1]!.role) return `${where}: same role as before`;
+    for (const part of turn.parts) {
+      if (!isRecord(part) || Array.isArray(part) || Object.keys(part).length === 0)
+        return `${where}: empty part`;
+      if (part.text === "" && typeof part.thoughtSignature !== "string") return `${where}: empty text part`;
+      if (part.functionResponse && turn.role !== "user") return `${where}: a response in a model turn`;
+    }
+    if (turn.role !== "model") continue;
+    const calls = turn.parts.flatMap((part) => (part.functionCall ? [String(part.functionCall.name)] : []));
+    if (calls.length === 0) continue;
+    const next = turns[position + 1]?.parts ?? [];
+    const answered = next.flatMap((part) =>
+      part.functionResponse ? [String(part.functionResponse.name)] : [],
+    );
+    if ([...answered].sort().join("\n") !== [...calls].sort().join("\n")) {
+      return `${where}: calls ${calls.join(",")} answered by ${answered.join(",")}`;
+    }
+  }
+  return undefined;
+}
+
 function run(property: (history: unknown) => string | undefined): void {
   fc.assert(
     fc.property(historyArb, (history) => {
@@ -663,6 +720,25 @@ describe("every converter on 10,000 hostile stored histories (fixed seed)", () =
             "bedrock",
             BEDROCK_CLAUDE,
           ]) ?? converseViolation(converted)
+        );
+      });
+    },
+  );
+
+  it(
+    "Google Gemini (a Gemini 3 target): never throws; valid contents, no empty part, JSON, bounded warnings, thoughts only verbatim",
+    LIMIT,
+    () => {
+      const profile = geminiModelProfile(GEMINI);
+      run((history) => {
+        const converted = convertToGeminiContents(
+          history as never,
+          { model: GEMINI, origin: "gemini" },
+          profile,
+        );
+        return (
+          soundness(converted, converted.contents, history, ["google-gemini", "gemini", GEMINI]) ??
+          geminiViolation(converted)
         );
       });
     },

@@ -18,6 +18,7 @@ import {
   fakeServiceAccount,
   leakedPiece,
 } from "../helpers/google-service-account.ts";
+import { callsOf } from "../protocols/google-gemini/recorded-calls.helpers.ts";
 import { collect, failure, type Json, outcome, recordedAnthropicMessages } from "./bedrock.helpers.ts";
 
 const CLAUDE = "claude-sonnet-4-5@20250929";
@@ -108,12 +109,71 @@ describe("vertex() settings", () => {
     expect(scoped.map((issue) => issue.path)).toEqual(["project", "location"]);
   });
 
-  it("Gemini models wait for the google-gemini protocol: a clear error, not a wrong request", () => {
-    expect(
-      issues(() =>
-        vertex({ model: "gemini-2.5-pro", project: PROJECT, location: "global", accessToken: TOKEN }),
-      ),
-    ).toEqual([{ path: "model", message: expect.stringMatching(/google-gemini.*not in this build/) }]);
+  it("Gemini on Vertex: generateContent with the bearer token, native origin vertex, signatures replayed to Vertex only", async () => {
+    const recorded = callsOf("google_vertex_tool_combination").filter((call) => !call.stream);
+    const first = recorded[0]!;
+    const seen: { url: string; headers: Headers; body: Record<string, unknown> }[] = [];
+    const fetchImpl = (async (url: RequestInfo | URL, init?: RequestInit) => {
+      seen.push({
+        url: String(url),
+        headers: new Headers(init?.headers),
+        body: JSON.parse(String(init?.body)) as Record<string, unknown>,
+      });
+      return new Response(first.body.slice(), { headers: { "content-type": "application/json" } });
+    }) as typeof fetch;
+    const gemini = vertex({
+      model: first.model,
+      project: PROJECT,
+      location: "global",
+      accessToken: TOKEN,
+      fetch: fetchImpl,
+    });
+    expect(gemini.protocol).toBe("google-gemini");
+    const answer = await gemini.complete(HISTORY);
+    expect(seen[0]!.url).toBe(
+      `https://aiplatform.googleapis.com/v1/projects/${PROJECT}/locations/global/publishers/google/models/${first.model}:generateContent`,
+    );
+    expect(seen[0]!.headers.get("authorization")).toBe(`Bearer ${TOKEN}`);
+    expect(answer.message.native).toMatchObject({
+      protocol: "google-gemini",
+      origin: "vertex",
+      model: first.model,
+    });
+    // The model's parts, thought signatures in place, go back to the same model on Vertex exactly as they came.
+    const parts = (answer.message.native!.blocks as Record<string, unknown>[]).filter(
+      (part) => "thoughtSignature" in part,
+    );
+    expect(parts.length).toBeGreaterThan(0);
+    await gemini.complete([...HISTORY, answer.message, { role: "user", content: "And then?" }]);
+    const replayed = (seen[1]!.body.contents as { role: string; parts: Record<string, unknown>[] }[]).find(
+      (content) => content.role === "model",
+    );
+    expect(replayed?.parts.filter((part) => "thoughtSignature" in part)).toEqual(parts);
+  });
+
+  it("Gemini on Vertex streams from streamGenerateContent?alt=sse on the regional host", async () => {
+    const urls: string[] = [];
+    const sse =
+      'data: {"candidates":[{"content":{"role":"model","parts":[{"text":"Hi"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":3,"candidatesTokenCount":1,"totalTokenCount":4}}\r\n\r\n';
+    const fetchImpl = (async (url: RequestInfo | URL) => {
+      urls.push(String(url));
+      return new Response(sse, { headers: { "content-type": "text/event-stream" } });
+    }) as typeof fetch;
+    const gemini = vertex({
+      model: "gemini-2.5-flash",
+      project: PROJECT,
+      location: "europe-west4",
+      accessToken: TOKEN,
+      fetch: fetchImpl,
+    });
+    const events = [];
+    for await (const event of gemini.stream(HISTORY)) events.push(event);
+    expect(urls[0]).toBe(
+      `https://europe-west4-aiplatform.googleapis.com/v1/projects/${PROJECT}/locations/europe-west4/publishers/google/models/gemini-2.5-flash:streamGenerateContent?alt=sse`,
+    );
+    const done = events.at(-1);
+    expect(done?.type === "done" && done.response.message.content).toBe("Hi");
+    expect(done?.type === "done" && done.response.usage?.inputTokens).toBe(3);
   });
 
   it("a service-account key that is not JSON, or lacks its fields, fails naming the field and quoting nothing", async () => {

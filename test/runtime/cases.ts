@@ -39,6 +39,7 @@ import { readSse, type SseEvent, WireError } from "../../src/wire/index.ts";
 import { equal, ok, rejects, throws } from "./assert.ts";
 import type { RuntimeCase } from "./case.ts";
 import { bedrockCases } from "./cases-bedrock.ts";
+import { geminiCases } from "./cases-gemini.ts";
 import { responsesCases } from "./cases-openai-responses.ts";
 import { substrateCases } from "./cases-substrate.ts";
 import { vertexCases } from "./cases-vertex.ts";
@@ -1114,6 +1115,7 @@ export const cases: RuntimeCase[] = [
   ...coreCases,
   ...responsesCases,
   ...bedrockCases,
+  ...geminiCases,
   ...substrateCases,
   ...vertexCases,
 ];

@@ -30,7 +30,7 @@ describe("protocolOf", () => {
     expect(protocolOf("anthropc", { warn })).toBeUndefined();
     expect(warn).toHaveBeenCalledTimes(1);
     expect(warn.mock.calls[0]![0]).toBe(
-      'modelwire: unknown protocol "anthropc"; did you mean "anthropic"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, vertex)',
+      'modelwire: unknown protocol "anthropc"; did you mean "anthropic"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, google-gemini, vertex)',
     );
   });
 
@@ -45,7 +45,7 @@ describe("protocolOf", () => {
     expect(suggestion("openai-response")).toBe("openai-responses");
     expect(suggestion("bedrok")).toBe("bedrock");
     expect(suggestion("anthropic-message")).toBe("anthropic");
-    expect(suggestion("gemini")).toBeUndefined();
+    expect(suggestion("mistral")).toBeUndefined();
   });
 
   it("a value of the wrong type is reported and gives undefined", () => {
@@ -79,36 +79,36 @@ describe("protocolOf", () => {
 });
 
 describe("protocolOf: the registered names", () => {
-  const gemini: ProviderFactory = {
+  const mistral: ProviderFactory = {
     schema: {},
-    aliases: ["google-gemini"],
+    aliases: ["mistral-chat"],
     build: (config) => new FakeProvider({ model: config.model }),
   };
 
   it("knows the names and aliases the host's factories register, in any case", () => {
     const warn = vi.fn();
-    expect(protocolOf("gemini", { factories: { gemini }, warn })).toBe("gemini");
-    expect(protocolOf(" Gemini ", { factories: { gemini }, warn })).toBe("gemini");
-    expect(protocolOf("google-gemini", { factories: { gemini }, warn })).toBe("gemini");
-    expect(protocolOf("anthropic", { factories: { gemini }, warn })).toBe("anthropic");
+    expect(protocolOf("mistral", { factories: { mistral }, warn })).toBe("mistral");
+    expect(protocolOf(" Mistral ", { factories: { mistral }, warn })).toBe("mistral");
+    expect(protocolOf("mistral-chat", { factories: { mistral }, warn })).toBe("mistral");
+    expect(protocolOf("anthropic", { factories: { mistral }, warn })).toBe("anthropic");
     expect(warn).not.toHaveBeenCalled();
   });
 
   it("a typo of a registered outside protocol gets the suggestion too, and the known list names it", () => {
     const warn = vi.fn();
-    expect(protocolOf("gemni", { factories: { gemini }, warn })).toBeUndefined();
+    expect(protocolOf("mistrl", { factories: { mistral }, warn })).toBeUndefined();
     expect(warn).toHaveBeenCalledWith(
-      'modelwire: unknown protocol "gemni"; did you mean "gemini"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, vertex, gemini)',
+      'modelwire: unknown protocol "mistrl"; did you mean "mistral"? (known protocols: anthropic, openai-chat, openai-responses, bedrock, google-gemini, vertex, mistral)',
     );
   });
 
   it("a name nobody registered says how to register it; a name the host removed is unknown", () => {
     const warn = vi.fn();
-    expect(protocolOf("gemini", { warn })).toBeUndefined();
-    expect(warn.mock.calls[0]![0]).toContain('createProvider(config, { factories: { "gemini": … } })');
+    expect(protocolOf("mistral", { warn })).toBeUndefined();
+    expect(warn.mock.calls[0]![0]).toContain('createProvider(config, { factories: { "mistral": … } })');
     expect(protocolOf("bedrock", { factories: { bedrock: undefined }, warn })).toBeUndefined();
     expect(warn.mock.calls[1]![0]).toContain(
-      "(known protocols: anthropic, openai-chat, openai-responses, vertex; one not built in",
+      "(known protocols: anthropic, openai-chat, openai-responses, google-gemini, vertex; one not built in",
     );
   });
 
@@ -116,8 +116,8 @@ describe("protocolOf: the registered names", () => {
     const warn = vi.fn();
     expect(protocolOf(undefined, { factories: { "openai-chat": undefined }, warn })).toBeUndefined();
     expect(warn).toHaveBeenCalledWith(
-      'modelwire: no protocol given, and the default "openai-chat" is not registered (known protocols: anthropic, openai-responses, bedrock, vertex)',
+      'modelwire: no protocol given, and the default "openai-chat" is not registered (known protocols: anthropic, openai-responses, bedrock, google-gemini, vertex)',
     );
-    expect(protocolOf("", { factories: { gemini }, default: "gemini" })).toBe("gemini");
+    expect(protocolOf("", { factories: { mistral }, default: "mistral" })).toBe("mistral");
   });
 });

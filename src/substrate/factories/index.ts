@@ -7,6 +7,7 @@
 import type { BuiltInProtocol, ProviderFactory } from "../provider-factory.ts";
 import { anthropicFactory } from "./anthropic-factory.ts";
 import { bedrockFactory } from "./bedrock-factory.ts";
+import { geminiFactory } from "./gemini-factory.ts";
 import { openAIChatFactory } from "./openai-chat-factory.ts";
 import { openAIResponsesFactory } from "./openai-responses-factory.ts";
 import { vertexFactory } from "./vertex-factory.ts";
@@ -17,5 +18,6 @@ export const BUILT_IN_FACTORIES: Readonly<Record<BuiltInProtocol, ProviderFactor
   "openai-chat": openAIChatFactory,
   "openai-responses": openAIResponsesFactory,
   bedrock: bedrockFactory,
+  "google-gemini": geminiFactory,
   vertex: vertexFactory,
 };
