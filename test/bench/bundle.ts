@@ -32,7 +32,10 @@ export interface BundleTarget {
 }
 
 export const BUNDLE_TARGETS: readonly BundleTarget[] = [
-  // Goal 12 KB; enforced at 18.6 KB (14.6 KB until content parts and structured output, issue 16: the
+  // Goal 12 KB; enforced at 19.8 KB (18.6 KB until issue 17: native calls — `Provider.native`, the
+  // checked passthrough stream and the count-tokens call every HTTP provider carries, so a gateway passes a
+  // client's own dialect through — ~1.2 KB; moving them out of the one-adapter path is issue 22's).
+  // 14.6 KB until content parts and structured output, issue 16: the
   // Messages part mapping with its refusals, the shared content readers and part check, the forced output
   // tool and reading `Response.object`, refusal text — ~3.7 KB; getting back under the goal is issue 22's).
   // Over the goal before that: the mid-tool-loop thinking guard, header-credential
@@ -44,20 +47,23 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
     entry: "test/bench/worker.ts",
-    budget: 18_600,
+    budget: 19_800,
     target: 12_000,
   },
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
-    // 25.8 KB until issue 16: two protocols' part mappings and structured output (~5.3 KB).
-    budget: 31_500,
+    // 31.5 KB until issue 17 (native calls, ~1.1 KB); 25.8 KB until issue 16: two protocols' part
+    // mappings and structured output (~5.3 KB).
+    budget: 32_600,
     target: 24_000,
   },
-  // Every adapter, the substrate, the agent loop and zod/mini; 60 KB until content parts and structured
+  // Every adapter, the substrate, the agent loop and zod/mini; 68.8 KB until issue 17 (native calls,
+  // ~1.5 KB) and issue 18 (the google-gemini protocol with gemini(), ~5.2 KB; vertex() with the
+  // service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 68_800, target: 30_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 80_600, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */
