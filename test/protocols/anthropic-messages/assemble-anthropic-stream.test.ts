@@ -469,7 +469,7 @@ describe("what a stream may leave out, and deltas that reach another block's fie
     expect(error?.partialOutput).toBe(false);
   });
 
-  it("a text block that starts without a text field gets exactly the streamed text (not 'undefined…')", async () => {
+  it("a text block that starts without a text field streams and keeps exactly the streamed text (not 'undefined…')", async () => {
     const { events } = await run([
       START,
       sse({ type: "content_block_start", index: 0, content_block: { type: "text" } }),
@@ -477,6 +477,9 @@ describe("what a stream may leave out, and deltas that reach another block's fie
       blockStop(0),
       END_TURN,
       STOP,
+    ]);
+    expect(events.filter((event) => event.type === "text-delta")).toEqual([
+      { type: "text-delta", text: "Hello" },
     ]);
     const response = doneOf(events);
     expect(response.message.content).toBe("Hello");
