@@ -77,6 +77,15 @@ describe("AwsEventStreamDecoder", () => {
     );
   });
 
+  it("after finish() found the body cut, every later push and finish throws that same error", () => {
+    const d = new AwsEventStreamDecoder();
+    d.push(a.subarray(0, 5));
+    const first = thrown(() => d.finish());
+    expectWireError(first, "truncated", /prelude \(5 of 12 bytes\)/);
+    expect(thrown(() => d.push(a))).toBe(first);
+    expect(thrown(() => d.finish())).toBe(first);
+  });
+
   it("keeps no view of the caller's chunk: payloads and byte headers survive the chunk being overwritten", () => {
     const bytesHeader = Uint8Array.from([3, 0x62, 0x75, 0x66, 6, 0, 3, 1, 2, 3]); // "buf": bytes [1,2,3]
     const whole = frame(bytesHeader, "payload!");

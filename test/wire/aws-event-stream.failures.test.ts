@@ -223,6 +223,24 @@ describe("the messages of framing errors say what was wrong and where the number
     });
   });
 
+  it("a checksum is written with all eight hex digits, leading zeros included", () => {
+    const bad = good();
+    bad.set([0x00, 0x00, 0x12, 0x34], 8);
+    expect(message(bad)).toEqual({
+      code: "corrupt_frame",
+      message: `AWS event stream: prelude checksum mismatch (expected 0x00001234, computed ${hex(crc32(bad.subarray(0, 8)))})`,
+    });
+  });
+
+  it("a frame over the limit says so, also when its headers fill it (no payload)", () => {
+    // 16 bytes of prelude and checksum, and one 6-byte header: 22 bytes, all of it the prelude announces.
+    const full = frame(stringHeader("a", "b"));
+    expect(full.length).toBe(22);
+    const error = thrown(() => decodeAwsEventFrame(full, { maxFrameBytes: 21 }));
+    expect((error as Error).message).toBe("AWS event stream: frame length 22 exceeds the limit of 21 bytes");
+    expect(decodeAwsEventFrame(full, { maxFrameBytes: 22 }).headers.a).toBe("b");
+  });
+
   it("headers that run past their section name the header (or say it was the name itself)", () => {
     // A name length of 40 in a 5-byte headers section.
     expect(message(frame(Uint8Array.from([40, 0x61, 0x62, 0x63, 7])))).toEqual({
@@ -246,6 +264,11 @@ describe("the messages of framing errors say what was wrong and where the number
       code: "truncated",
       message: "AWS event stream: body ended inside a frame prelude (7 of 12 bytes)",
     });
+    // A whole prelude and nothing after it: the frame's size is known, so the count is of the frame.
+    expect(message(one.subarray(0, 12))).toEqual({
+      code: "truncated",
+      message: `AWS event stream: body ended inside a frame (12 of ${one.length} bytes)`,
+    });
     expect(message(one.subarray(0, 30))).toEqual({
       code: "truncated",
       message: `AWS event stream: body ended inside a frame (30 of ${one.length} bytes)`,
@@ -268,5 +291,28 @@ describe("header names are read right however many there are", () => {
       expect(Object.keys(decoded.headers)).toEqual([name]);
       expect(decoded.headers[name]).toBe(`${name}:${position < 300 ? 0 : 1}`);
     });
+  });
+
+  it("names that are prefixes of one another (some share a cache slot) each come back as sent, never a longer one", () => {
+    const bases = Array.from(
+      { length: 64 },
+      (_, n) => `x-amz-${String(n).padStart(2, "0")}-abcdefghijklmnopqrstuvw`,
+    );
+    const names = bases.flatMap((base) => Array.from({ length: 32 }, (_, cut) => base.slice(0, 32 - cut)));
+    const decoder = new AwsEventStreamDecoder();
+    const frames: ReturnType<typeof decodeAwsEventFrame>[] = [];
+    for (const name of names) decoder.push(frame(stringHeader(name, "v"), "{}"), frames);
+    decoder.finish();
+    expect(frames.map((decoded) => Object.keys(decoded.headers)[0])).toEqual(names);
+  });
+
+  it("short header text is UTF-8 as a long one is: a byte that starts no character reads as U+FFFD", () => {
+    // Header "k", string value of one byte 0x80 (a continuation byte with nothing before it).
+    const short = decodeAwsEventFrame(frame(Uint8Array.from([1, 0x6b, 7, 0, 1, 0x80])));
+    expect(short.headers.k).toBe("\uFFFD");
+    const long = new Uint8Array(40).fill(0x61);
+    long[0] = 0x80;
+    const decoded = decodeAwsEventFrame(frame(Uint8Array.from([1, 0x6b, 7, 0, 40, ...long])));
+    expect(decoded.headers.k).toBe(`\uFFFD${"a".repeat(39)}`);
   });
 });

@@ -422,3 +422,168 @@ describe("blocks that arrive whole, start with content, or are never stopped", (
     expect(doneOf(events).stopReason).toBe("stop");
   });
 });
+
+describe("what a stream may leave out, and deltas that reach another block's field", () => {
+  const overloaded = sse({ type: "error", error: { type: "overloaded_error", message: "Overloaded" } });
+
+  it.each([
+    [
+      "a content_block_start whose block is null",
+      sse({ type: "content_block_start", index: 0, content_block: null }),
+      "content_block_start",
+    ],
+    [
+      "a delta that is null",
+      sse({ type: "content_block_delta", index: 0, delta: null }),
+      "content_block_delta",
+    ],
+  ])("%s is invalid_response, not a TypeError", async (_name, bad, what) => {
+    const { error } = await run([START, textStart(0), bad]);
+    expect(ProviderError.is(error)).toBe(true);
+    expect(error?.kind).toBe("invalid_response");
+    expect(error?.message).toBe(`anthropic stream sent a malformed ${what} event`);
+  });
+
+  it("an event whose data is JSON but not an object is skipped, and the stream goes on", async () => {
+    const { events, error } = await run([
+      START,
+      textStart(0),
+      sse("null", "ping"),
+      sse("42", "ping"),
+      textDelta(0, "Hi"),
+      blockStop(0),
+      STOP,
+    ]);
+    expect(error).toBeUndefined();
+    expect(doneOf(events).message.content).toBe("Hi");
+  });
+
+  it("a block that starts empty sends no output: an error right after it is not partial", async () => {
+    const { events, error } = await run([
+      [START, textStart(0)],
+      [sse({ type: "content_block_start", index: 1, content_block: { type: "thinking", thinking: "" } })],
+      overloaded,
+    ]);
+    expect(events.map((event) => event.type)).toEqual(["usage"]);
+    expect(error?.kind).toBe("overloaded");
+    expect(error?.partialOutput).toBe(false);
+  });
+
+  it("a text block that starts without a text field streams and keeps exactly the streamed text (not 'undefined…')", async () => {
+    const { events } = await run([
+      START,
+      sse({ type: "content_block_start", index: 0, content_block: { type: "text" } }),
+      textDelta(0, "Hello"),
+      blockStop(0),
+      END_TURN,
+      STOP,
+    ]);
+    expect(events.filter((event) => event.type === "text-delta")).toEqual([
+      { type: "text-delta", text: "Hello" },
+    ]);
+    const response = doneOf(events);
+    expect(response.message.content).toBe("Hello");
+    expect(response.message.native?.blocks).toEqual([{ type: "text", text: "Hello" }]);
+  });
+
+  it("a message_start whose message has no content list streams the answer as usual", async () => {
+    const { events, error } = await run([
+      sse({ type: "message_start", message: { id: "msg_3", model: "claude-x", usage: { input_tokens: 2 } } }),
+      textStart(0),
+      textDelta(0, "Hi"),
+      blockStop(0),
+      END_TURN,
+      STOP,
+    ]);
+    expect(error).toBeUndefined();
+    const response = doneOf(events);
+    expect(response.message.content).toBe("Hi");
+    expect(response.id).toBe("msg_3");
+  });
+
+  it("a call that arrives whole in message_start ends at once, before the events that follow it", async () => {
+    const { events } = await run([
+      [
+        sse({
+          type: "message_start",
+          message: {
+            id: "msg_4",
+            model: "claude-x",
+            content: [{ type: "tool_use", id: "toolu_7", name: "lookup", input: { q: "x" } }],
+            usage: { input_tokens: 3 },
+          },
+        }),
+        sse({ type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 1 } }),
+        STOP,
+      ],
+    ]);
+    expect(events.map((event) => event.type)).toEqual([
+      "usage",
+      "tool-call-start",
+      "tool-call-end",
+      "usage",
+      "done",
+    ]);
+    expect(doneOf(events).message.toolCalls).toEqual([
+      { id: "toolu_7", name: "lookup", arguments: { q: "x" } },
+    ]);
+  });
+
+  it("a message_delta that carries only usage (no delta, or an empty one) keeps the stop reason and the refusal's explanation", async () => {
+    const { events, error } = await run([
+      START,
+      sse({
+        type: "message_delta",
+        delta: {
+          stop_reason: "refusal",
+          stop_details: { type: "refusal", explanation: "I can't help with that." },
+        },
+      }),
+      sse({ type: "message_delta", usage: { output_tokens: 2 } }),
+      sse({ type: "message_delta", delta: {}, usage: { output_tokens: 4 } }),
+      STOP,
+    ]);
+    expect(error).toBeUndefined();
+    const response = doneOf(events);
+    expect(response.stopReason).toBe("content-filter");
+    expect(response.rawStopReason).toBe("refusal");
+    expect(response.refusal).toBe("I can't help with that.");
+    expect(response.usage.outputTokens).toBe(4);
+  });
+
+  it("a text_delta sent to a thinking block leaves its thinking exactly as streamed (its signature must match) and is kept beside it", async () => {
+    const { events } = await run([
+      START,
+      sse({ type: "content_block_start", index: 0, content_block: { type: "thinking", thinking: "" } }),
+      textDelta(0, "stray"),
+      sse({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: "Let me" } }),
+      sse({ type: "content_block_delta", index: 0, delta: { type: "thinking_delta", thinking: " see." } }),
+      sse({ type: "content_block_delta", index: 0, delta: { type: "signature_delta", signature: "c2ln" } }),
+      blockStop(0),
+      END_TURN,
+      STOP,
+    ]);
+    const response = doneOf(events);
+    expect(response.reasoning).toBe("Let me see.");
+    expect(response.message.native?.blocks).toEqual([
+      { type: "thinking", thinking: "Let me see.", signature: "c2ln", text: "stray" },
+    ]);
+    expect(response.warnings).toBeUndefined();
+  });
+
+  it("a delta of a type this version does not know that carries the block's text is appended in order", async () => {
+    const { events } = await run([
+      START,
+      textStart(0),
+      textDelta(0, "Hel"),
+      sse({ type: "content_block_delta", index: 0, delta: { type: "text_v2_delta", text: "lo" } }),
+      textDelta(0, "!"),
+      blockStop(0),
+      END_TURN,
+      STOP,
+    ]);
+    const response = doneOf(events);
+    expect(response.message.content).toBe("Hello!");
+    expect(response.warnings).toBeUndefined();
+  });
+});

@@ -795,3 +795,187 @@ describe("convertToOpenAIResponsesInput: gaps mutation testing found", () => {
     }
   });
 });
+
+describe("convertToOpenAIResponsesInput: previous_response_id, held calls and blank messages", () => {
+  const user: MessageInput = { role: "user", content: "Weather in Oslo?" };
+  const custom = (callId: string): Json => ({
+    id: `ct_${callId}`,
+    type: "custom_tool_call",
+    call_id: callId,
+    name: "write_sql",
+    input: "SELECT 1",
+  });
+
+  it("an empty previousResponseId is no previous response: the whole history is sent", () => {
+    const history = [user, turn([message("msg_0", "Sunny.")]), { role: "user" as const, content: "Thanks." }];
+    const { input } = convertToOpenAIResponsesInput(history, { ...TARGET, previousResponseId: "" });
+    expect(input).toStrictEqual([
+      { role: "user", content: "Weather in Oslo?" },
+      message("msg_0", "Sunny."),
+      { role: "user", content: "Thanks." },
+    ]);
+  });
+
+  it("previousResponseId with the assistant turn first in the history: only what follows it is sent", () => {
+    const history = [
+      turn([message("msg_0", "Hello! How can I help?")]),
+      { role: "user" as const, content: "Hi." },
+    ];
+    const { input } = convertToOpenAIResponsesInput(history, { ...TARGET, previousResponseId: "resp_0" });
+    expect(input).toStrictEqual([{ role: "user", content: "Hi." }]);
+  });
+
+  it("previousResponseId: the results answer the held turn's calls by their kind (a custom tool's result is a custom_tool_call_output)", () => {
+    const history = [
+      user,
+      turn([call("call_f"), custom("call_c")]),
+      {
+        role: "tool" as const,
+        toolResults: [
+          { callId: "call_c", content: "1 row" },
+          { callId: "call_f", content: "22 °C" },
+        ],
+      },
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput(history, {
+      ...TARGET,
+      previousResponseId: "resp_1",
+    });
+    expect(input).toStrictEqual([
+      { type: "custom_tool_call_output", call_id: "call_c", output: "1 row" },
+      output("call_f", "22 °C"),
+    ]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("previousResponseId: a held turn stored without native items is answered through its toolCalls", () => {
+    const history: MessageInput[] = [
+      user,
+      {
+        role: "assistant",
+        content: "",
+        toolCalls: [{ id: "call_h", name: "weather", arguments: { city: "Oslo" } }],
+      },
+      results("call_h"),
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput(history, {
+      ...TARGET,
+      previousResponseId: "resp_1",
+    });
+    expect(input).toStrictEqual([output("call_h")]);
+    expect(warnings).toEqual([]);
+  });
+
+  it("blank system and user messages add nothing: no instructions, no empty user message", () => {
+    const { instructions, input, refused } = convertToOpenAIResponsesInput(
+      [
+        { role: "system", content: "  \n" },
+        { role: "user", content: " " },
+        { role: "user", content: [{ type: "image", url: "gs://bucket/a.png" }] },
+        user,
+      ],
+      TARGET,
+    );
+    expect(instructions).toBeUndefined();
+    expect(input).toStrictEqual([{ role: "user", content: "Weather in Oslo?" }]);
+    // The image the API cannot fetch is refused (the request does not go out), not sent as an empty message.
+    expect(refused.map((issue) => issue.path)).toEqual(["messages[2].content[0]"]);
+  });
+
+  it("store: false — a reasoning item whose reasoning text is empty or missing cannot be resolved and is left out", () => {
+    const blocks = [
+      {
+        id: "rs_1",
+        type: "reasoning",
+        summary: [],
+        content: [{ type: "reasoning_text", text: "" }, { type: "reasoning_text" }, "junk"],
+      },
+      message("msg_1", "Sunny."),
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput([user, turn(blocks)], TARGET);
+    const { id: _id, ...withoutId } = blocks[1] as Json;
+    expect(input).toStrictEqual([{ role: "user", content: "Weather in Oslo?" }, withoutId]);
+    expect(warnings).toEqual([
+      "messages[1].native.blocks[0]: reasoning item without encrypted_content cannot be resolved with store: false; left out",
+    ]);
+  });
+
+  it("a replayed call whose arguments are not text goes as their JSON; arguments that are no object as {}", () => {
+    const blocks = [
+      { ...call("call_1"), arguments: { city: "Oslo" } },
+      { ...call("call_2"), arguments: 42 },
+      { ...call("call_3"), arguments: ["Oslo"] },
+    ];
+    // Stored by hand or by another tool: the items as they are, no toolCalls.
+    const stored: MessageInput = { role: "assistant", content: "", native: { ...NATIVE, blocks } };
+    const { input, warnings } = convertToOpenAIResponsesInput(
+      [user, stored, results("call_1", "call_2", "call_3")],
+      TARGET,
+    );
+    expect(
+      input.filter((item) => (item as Json).type === "function_call").map((item) => (item as Json).arguments),
+    ).toEqual(['{"city":"Oslo"}', "{}", "{}"]);
+    expect(warnings).toEqual([
+      'messages[1].native.blocks[0]: arguments is not text; sent as "{\\"city\\":\\"Oslo\\"}"',
+      'messages[1].native.blocks[1]: arguments is not text; sent as "{}"',
+      'messages[1].native.blocks[2]: arguments is not text; sent as "{}"',
+    ]);
+  });
+
+  it("a replayed call without a call_id or name, and a tool result inside the turn, are left out of the input", () => {
+    const blocks = [
+      { ...call("call_1"), call_id: "" },
+      { ...call("call_2"), name: "" },
+      { type: "custom_tool_call_output", call_id: "call_9", output: "stray" },
+      message("msg_1", "Sunny."),
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput([user, turn(blocks)], TARGET);
+    expect(input).toStrictEqual([{ role: "user", content: "Weather in Oslo?" }, blocks[3]]);
+    expect(warnings).toEqual([
+      "messages[1].native.blocks[0]: function_call without a call_id or a name; left out",
+      "messages[1].native.blocks[1]: function_call without a call_id or a name; left out",
+      "messages[1].native.blocks[2]: a tool result inside an assistant turn; left out",
+    ]);
+  });
+
+  it("the item id of a call left out is not counted as sent: a later item with that id keeps it", () => {
+    const bad = { ...call("call_1"), id: "fc_same", call_id: "" };
+    const good = { ...call("call_2"), id: "fc_same" };
+    const { input, warnings } = convertToOpenAIResponsesInput(
+      [
+        user,
+        turn([bad, message("msg_1", "Retrying.")]),
+        { role: "user", content: "Go on." },
+        turn([good]),
+        results("call_2"),
+      ],
+      TARGET,
+    );
+    expect(input).toContainEqual(good);
+    expect(warnings).toEqual([
+      "messages[1].native.blocks[0]: function_call without a call_id or a name; left out",
+    ]);
+  });
+
+  it("a call id replayed three times is sent as id, id_2 and id_3, each renaming named in a warning", () => {
+    const history = [
+      user,
+      turn([call("call_a")]),
+      results("call_a"),
+      turn([call("call_a")]),
+      results("call_a"),
+      turn([call("call_a")]),
+      results("call_a"),
+    ];
+    const { input, warnings } = convertToOpenAIResponsesInput(history, TARGET);
+    expect(
+      input.filter((item) => (item as Json).type === "function_call").map((item) => (item as Json).call_id),
+    ).toEqual(["call_a", "call_a_2", "call_a_3"]);
+    expect(warnings).toEqual([
+      "messages[3]: item id fc_call_a already sent in this request; id removed",
+      "messages[3].native: call id call_a already used in this request; sent as call_a_2",
+      "messages[5]: item id fc_call_a already sent in this request; id removed",
+      "messages[5].native: call id call_a already used in this request; sent as call_a_3",
+    ]);
+  });
+});
