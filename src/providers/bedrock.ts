@@ -23,6 +23,7 @@ import {
   BEDROCK_ANTHROPIC_VERSION,
   bedrockInvokeBetas,
   bedrockInvokeProtocol,
+  withoutCacheScope,
 } from "../protocols/bedrock-invoke/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL } from "./http.ts";
@@ -247,7 +248,17 @@ export function bedrock(settings: BedrockSettings): Provider {
       );
       const { accepted, dropped } = bedrockInvokeBetas(asked);
       const betas = mergeBetas(settings.betas, accepted);
-      const body: Record<string, unknown> = { anthropic_version: BEDROCK_ANTHROPIC_VERSION, ...rest };
+      // `cache_control.scope` comes with a first-party beta InvokeModel does not take: without it, the
+      // breakpoint still caches (default scope); with it, Bedrock refuses the whole request.
+      const { value: unscoped, removed } = withoutCacheScope(rest);
+      if (removed > 0)
+        warnings.push(
+          `Bedrock InvokeModel takes no cache_control.scope; left out of ${removed} breakpoint(s)`,
+        );
+      const body: Record<string, unknown> = {
+        anthropic_version: BEDROCK_ANTHROPIC_VERSION,
+        ...(unscoped as Record<string, unknown>),
+      };
       if (betas.length > 0) body.anthropic_beta = betas;
       return { body, droppedBetas: dropped, warnings };
     };

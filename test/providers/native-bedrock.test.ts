@@ -139,6 +139,38 @@ describe("bedrock invoke .native: the request", () => {
     expect(without.warnings).toEqual([]);
   });
 
+  it("cache_control.scope (a first-party beta's field InvokeModel refuses) is left out of every breakpoint, with a warning; the breakpoints stay", async () => {
+    const { endpoint, requests } = native(() => eventStreamAnswer(invokeFrames(THINKING_TOOL_EVENTS)));
+    const { metadata: _metadata, ...plain } = CLIENT_BODY;
+    const scoped = { type: "ephemeral", scope: "global" };
+    const body = {
+      ...plain,
+      system: [{ type: "text", text: "You are terse.", cache_control: scoped }],
+      tools: [{ name: "f", input_schema: { type: "object" }, cache_control: scoped }],
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "1h", scope: "org" } },
+            { type: "text", text: "no breakpoint" },
+          ],
+        },
+      ],
+    };
+    const before = JSON.stringify(body);
+    const answer = await endpoint.send({ body, stream: true });
+    const sent = requests[0]!.json as typeof body;
+    expect(sent.system[0]!.cache_control).toEqual({ type: "ephemeral" });
+    expect(sent.tools[0]!.cache_control).toEqual({ type: "ephemeral" });
+    expect(sent.messages[0]!.content[0]!.cache_control).toEqual({ type: "ephemeral", ttl: "1h" });
+    expect(sent.messages[0]!.content[1]).toEqual({ type: "text", text: "no breakpoint" });
+    expect(answer.warnings).toEqual([
+      "Bedrock InvokeModel takes no cache_control.scope; left out of 3 breakpoint(s)",
+    ]);
+    // The client's body object is not changed (a retry on another member sends it as it was).
+    expect(JSON.stringify(body)).toBe(before);
+  });
+
   it("betas: those InvokeModel takes in the body's anthropic_beta (advanced-tool-use renamed), the others dropped and listed", async () => {
     const { endpoint, requests } = native(() => eventStreamAnswer(invokeFrames(THINKING_TOOL_EVENTS)), {
       betas: ["context-1m-2025-08-07"],

@@ -45,3 +45,36 @@ export function bedrockInvokeBetas(betas: readonly string[]): { accepted: string
   }
   return { accepted, dropped };
 }
+
+/**
+ * `value` without the `scope` of any `cache_control` in it (the field the first-party
+ * `prompt-caching-scope-2026-01-05` beta adds, which InvokeModel refuses as an extra input), and how many
+ * were taken out. Objects on the way to one are copied; the rest is shared, never changed.
+ */
+export function withoutCacheScope(value: unknown): { value: unknown; removed: number } {
+  let removed = 0;
+  const walk = (node: unknown, depth: number): unknown => {
+    // Request bodies nest a handful of levels; the gateway's JSON depth limit bounds this further.
+    if (depth > 64 || typeof node !== "object" || node === null) return node;
+    if (Array.isArray(node)) {
+      let copy: unknown[] | undefined;
+      node.forEach((item, index) => {
+        const next = walk(item, depth + 1);
+        if (next !== item) (copy ??= [...node])[index] = next;
+      });
+      return copy ?? node;
+    }
+    let copy: Record<string, unknown> | undefined;
+    for (const [key, item] of Object.entries(node)) {
+      let next = walk(item, depth + 1);
+      if (key === "cache_control" && typeof next === "object" && next !== null && "scope" in next) {
+        const { scope: _scope, ...rest } = next as Record<string, unknown>;
+        next = rest;
+        removed++;
+      }
+      if (next !== item) (copy ??= { ...(node as Record<string, unknown>) })[key] = next;
+    }
+    return copy ?? node;
+  };
+  return { value: walk(value, 0), removed };
+}
