@@ -60,7 +60,9 @@ export function withoutCacheScope(value: unknown): { value: unknown; removed: nu
       let copy: unknown[] | undefined;
       node.forEach((item, index) => {
         const next = walk(item, depth + 1);
-        if (next !== item) (copy ??= [...node])[index] = next;
+        if (next === item) return;
+        copy ??= [...node];
+        copy[index] = next;
       });
       return copy ?? node;
     }
@@ -72,7 +74,9 @@ export function withoutCacheScope(value: unknown): { value: unknown; removed: nu
         next = rest;
         removed++;
       }
-      if (next !== item) (copy ??= { ...(node as Record<string, unknown>) })[key] = next;
+      if (next === item) continue;
+      copy ??= { ...(node as Record<string, unknown>) };
+      copy[key] = next;
     }
     return copy ?? node;
   };
