@@ -123,12 +123,12 @@ export async function* checkedNativeEvents<F>(
   const single = (async function* () {
     for await (const batch of frames) {
       for (const frame of Array.isArray(batch) ? (batch as readonly F[]) : [batch as F]) {
-        take();
         current = eventOf(frame);
         yield frame;
+        // Resumed: the assembler took the frame — before the next read, which may fail (a cut stream).
+        take();
       }
     }
-    take();
   })();
   const assembled = assemble(single)[Symbol.asyncIterator]();
   let content = false;
