@@ -28,6 +28,7 @@ import {
   upstreamEvents,
 } from "./responses-upstreams.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: events are read field by field, as the SDKs read them
 type Json = Record<string, any>;
 
 /** The event types a Responses client knows (the ones the gateway may write). */
@@ -61,12 +62,14 @@ const KNOWN = new Set([
  */
 function checkGrammar(frames: readonly SseFrame[]): Json[] {
   // (Comments keep the line open while the upstream is slow: the test gateway starts streams at once.)
-  const events = frames.filter((frame) => frame.data !== "" || frame.event !== undefined).map((frame) => {
-    const event = JSON.parse(frame.data) as Json;
-    expect(frame.event).toBe(event.type);
-    expect(KNOWN.has(event.type), event.type).toBe(true);
-    return event;
-  });
+  const events = frames
+    .filter((frame) => frame.data !== "" || frame.event !== undefined)
+    .map((frame) => {
+      const event = JSON.parse(frame.data) as Json;
+      expect(frame.event).toBe(event.type);
+      expect(KNOWN.has(event.type), event.type).toBe(true);
+      return event;
+    });
   expect(events[0]!.type).toBe("response.created");
   expect(events.map((event) => event.sequence_number)).toEqual(events.map((_, index) => index));
   const items: Json[] = [];
@@ -172,12 +175,19 @@ describe("a Codex-shaped request on an Anthropic route, streaming", () => {
       "response.completed",
     ]);
     const completed = events.at(-1)!.response;
-    expect(completed).toMatchObject({ object: "response", status: "completed", model: "claude", store: false });
+    expect(completed).toMatchObject({
+      object: "response",
+      status: "completed",
+      model: "claude",
+      store: false,
+    });
     expect(completed.id).toBe(events[0]!.response.id);
     expect(completed.usage).toMatchObject({ input_tokens: 572, output_tokens: 89, total_tokens: 661 });
     const [reasoning, functionCall] = completed.output;
     expect(reasoning.summary).toEqual([{ type: "summary_text", text: THINKING }]);
-    expect(unwrapReasoning(reasoning.encrypted_content)?.native.blocks[0]).toMatchObject({ signature: SIGNATURE });
+    expect(unwrapReasoning(reasoning.encrypted_content)?.native.blocks[0]).toMatchObject({
+      signature: SIGNATURE,
+    });
     expect(functionCall).toMatchObject({ call_id: TOOL_USE_ID, name: "get_weather", status: "completed" });
   });
 
@@ -187,7 +197,9 @@ describe("a Codex-shaped request on an Anthropic route, streaming", () => {
       parseSse(await (await call("/v1/responses", { json: codexRequest([CODEX_USER]) })).text()),
     );
     // Codex keeps the items of output_item.done as its history, in the order they arrived.
-    const history = first.filter((event) => event.type === "response.output_item.done").map((event) => event.item);
+    const history = first
+      .filter((event) => event.type === "response.output_item.done")
+      .map((event) => event.item);
     expect(history.map((item) => item.type)).toEqual(["function_call", "reasoning"]);
     const second = await call("/v1/responses", {
       json: codexRequest([
@@ -244,7 +256,9 @@ describe("a stream that fails after it started", () => {
     const response = await call("/v1/responses", { json: { model: "gpt5", input: "hi", stream: true } });
     const frames = parseSse(await response.text()).filter((frame) => frame.data !== "");
     const parsed = checkGrammar(frames);
-    expect(frames.slice(0, 6).map((frame) => frame.data)).toEqual(events.slice(0, 6).map((e) => JSON.stringify(e)));
+    expect(frames.slice(0, 6).map((frame) => frame.data)).toEqual(
+      events.slice(0, 6).map((e) => JSON.stringify(e)),
+    );
     expect(parsed.slice(-2)).toMatchObject([
       { type: "error", sequence_number: 6, code: "server_error", param: null },
       {
@@ -265,7 +279,9 @@ describe("a stream that fails after it started", () => {
       ),
     );
     const parsed = checkGrammar(
-      parseSse(await (await call("/v1/responses", { json: { model: "claude", input: "hi", stream: true } })).text()),
+      parseSse(
+        await (await call("/v1/responses", { json: { model: "claude", input: "hi", stream: true } })).text(),
+      ),
     );
     expect(parsed.at(-1)).toMatchObject({
       type: "response.failed",
@@ -299,7 +315,9 @@ describe("the complete answer", () => {
       incomplete_details: { reason: "max_output_tokens" },
       max_output_tokens: 16,
       temperature: 0.2,
-      output: [{ type: "message", role: "assistant", content: [{ type: "output_text", text: "Once upon a" }] }],
+      output: [
+        { type: "message", role: "assistant", content: [{ type: "output_text", text: "Once upon a" }] },
+      ],
       // Reported: input and output; not reported: cache reads and reasoning, so no details.
       usage: { input_tokens: 10, output_tokens: 16, total_tokens: 26 },
     });

@@ -130,7 +130,7 @@ describe("/v1/responses converted for an Anthropic upstream", () => {
       const openai = client(fetch);
       const request = {
         model: "claude",
-        input: [QUESTION],
+        input: [QUESTION] as Input[],
         tools: [WEATHER_TOOL],
         reasoning: { effort: "low" as const },
         store: false,
@@ -228,7 +228,7 @@ describe("/v1/responses converted for an Anthropic upstream", () => {
       model: "claude",
       input: [
         QUESTION,
-        ...(UPSTREAM_TOOL_TURN as Input[]),
+        ...(UPSTREAM_TOOL_TURN as unknown as Input[]),
         {
           type: "function_call_output",
           call_id: "call_Wq3AxDf9",
