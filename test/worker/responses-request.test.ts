@@ -24,6 +24,9 @@ import {
 } from "./helpers.ts";
 import { responsesGateway, WEATHER_TOOL } from "./responses-upstreams.ts";
 
+// biome-ignore lint/suspicious/noExplicitAny: upstream bodies are read field by field
+type Json = Record<string, any>;
+
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR4nGNgYGBgAAAABQABpfZFQAAAAABJRU5ErkJggg==";
 const PDF =
@@ -51,6 +54,8 @@ describe("a Responses request converted for an OpenAI Chat route", () => {
         },
         {
           type: "message",
+          id: "msg_prev",
+          status: "completed",
           role: "assistant",
           content: [{ type: "output_text", text: "Checking the weather.", annotations: [] }],
         },
@@ -82,7 +87,7 @@ describe("a Responses request converted for an OpenAI Chat route", () => {
     });
     expect(response.metadata).toEqual({ ticket: "T-1" });
     expect(response.output_text).toBe("Done.");
-    const body = calls[0]!.body as Record<string, any>;
+    const body = calls[0]!.body as Json;
     expect(calls[0]!.url).toBe(`${OPENAI_BASE}/chat/completions`);
     expect(body.messages.map((message: { role: string }) => message.role)).toEqual([
       "system",
@@ -184,7 +189,7 @@ describe("an Anthropic route", () => {
       tool_choice: "required",
       tools: [WEATHER_TOOL],
     });
-    const body = calls[0]!.body as Record<string, any>;
+    const body = calls[0]!.body as Json;
     expect(JSON.stringify(body.system)).toContain("Be brief.");
     expect(JSON.stringify(body.system)).toContain("No emoji.");
     expect(body.tool_choice).toMatchObject({ type: "any" });
