@@ -8,7 +8,14 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { generateText, stepCountIs, streamText, tool } from "ai";
 import { describe, expect, it } from "vitest";
 import * as z from "zod";
-import { TOKEN } from "./helpers.ts";
+import {
+  anthropicError,
+  anthropicEvents,
+  anthropicFrames,
+  sseResponse,
+  streamBody,
+  TOKEN,
+} from "./helpers.ts";
 import {
   anthropicThinkingUpstream,
   responsesGateway,
@@ -113,5 +120,35 @@ describe("@ai-sdk/openai (Responses) through the gateway", () => {
     expect(statusCode).toBe(400);
     expect(responseBody).toContain("item_reference");
     expect(responseBody).toContain("store = false");
+  });
+
+  it("streamText: a failure after the text started is an error part with the gateway's message", async () => {
+    const events = anthropicEvents(["Hel", "lo"]);
+    const { fetch } = responsesGateway(() =>
+      sseResponse(streamBody(anthropicFrames(events.slice(0, 5)), { end: "error" })),
+    );
+    const result = streamText({ model: provider(fetch)("claude"), prompt: "hi", maxRetries: 0 });
+    const parts: { type: string; error?: unknown; text?: string }[] = [];
+    for await (const part of result.fullStream) parts.push(part as (typeof parts)[number]);
+    expect(parts.filter((part) => part.type === "text-delta").map((part) => part.text)).toEqual([
+      "Hel",
+      "lo",
+    ]);
+    const error = parts.find((part) => part.type === "error")?.error as { message?: string } | undefined;
+    expect(error).toBeDefined();
+    // The gateway's error event, read as one (not a schema validation failure).
+    expect(JSON.stringify(error)).toContain("Network connection lost");
+    expect(JSON.stringify(error)).not.toContain("validation");
+  });
+
+  it("a failure before the stream opened is the HTTP 429 with Retry-After: thrown, retryable", async () => {
+    const { fetch } = responsesGateway(() =>
+      anthropicError(429, "rate_limit_error", "Rate limited", { "retry-after": "2" }),
+    );
+    const result = streamText({ model: provider(fetch)("claude"), prompt: "hi", maxRetries: 0 });
+    let caught: unknown;
+    for await (const part of result.fullStream) if (part.type === "error") caught = part.error;
+    expect(caught).toMatchObject({ statusCode: 429, isRetryable: true });
+    expect((caught as { responseHeaders: Record<string, string> }).responseHeaders["retry-after"]).toBe("2");
   });
 });

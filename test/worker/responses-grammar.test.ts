@@ -7,7 +7,9 @@
  * upstream); the complete answer's usage, status and warnings.
  */
 import { describe, expect, it } from "vitest";
+import { ProviderError, type ProviderErrorKind } from "../../src/core/provider-error.ts";
 import { unwrapReasoning } from "../../src/worker/reasoning-envelope.ts";
+import { responsesErrorCode, responsesErrorMessage } from "../../src/worker/responses-dialect/stream.ts";
 import {
   ANTHROPIC_BASE,
   anthropicEvents,
@@ -287,6 +289,26 @@ describe("a stream that fails after it started", () => {
       type: "response.failed",
       response: { error: { code: "rate_limit_exceeded" } },
     });
+  });
+});
+
+describe("failure codes and messages", () => {
+  it("say what Codex and the AI SDK act on: the code by kind, the wait in Codex's words", () => {
+    const failure = (
+      kind: ProviderErrorKind,
+      extra: Partial<ConstructorParameters<typeof ProviderError>[0]> = {},
+    ) =>
+      new ProviderError({ kind, message: "upstream said no", provider: "anthropic", model: "m", ...extra });
+    expect(responsesErrorCode(failure("context_length"))).toBe("context_length_exceeded");
+    expect(responsesErrorCode(failure("rate_limit"))).toBe("rate_limit_exceeded");
+    expect(responsesErrorCode(failure("rate_limit", { code: "insufficient_quota" }))).toBe(
+      "insufficient_quota",
+    );
+    expect(responsesErrorCode(failure("overloaded"))).toBe("server_is_overloaded");
+    expect(responsesErrorCode(failure("server", { code: "Weird Code!" }))).toBe("server_error");
+    expect(responsesErrorMessage(failure("rate_limit", { retryAfterMs: 1500 }), false)).toBe(
+      "upstream said no. Please try again in 1.5s.",
+    );
   });
 });
 
