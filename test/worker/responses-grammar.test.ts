@@ -51,6 +51,8 @@ const KNOWN = new Set([
   "response.reasoning_summary_text.done",
   "response.function_call_arguments.delta",
   "response.function_call_arguments.done",
+  "response.custom_tool_call_input.delta",
+  "response.custom_tool_call_input.done",
   "response.completed",
   "response.incomplete",
   "response.failed",
@@ -79,7 +81,7 @@ function checkGrammar(frames: readonly SseFrame[]): Json[] {
   for (const event of events) {
     if (event.type === "response.output_item.added") {
       expect(event.output_index).toBe(items.length);
-      expect(event.item.id).toMatch(/^(rs|msg|fc)_/);
+      expect(event.item.id).toMatch(/^(rs|msg|fc|ctc)_/);
       items.push(event.item);
     } else if (event.type === "response.output_item.done") {
       expect(event.item.id).toBe(items[event.output_index]!.id);
@@ -95,7 +97,9 @@ function checkGrammar(frames: readonly SseFrame[]): Json[] {
         ? "reasoning"
         : event.type.startsWith("response.function_call")
           ? "function_call"
-          : "message";
+          : event.type.startsWith("response.custom_tool_call")
+            ? "custom_tool_call"
+            : "message";
       expect(item.type).toBe(family);
     }
   }
@@ -222,6 +226,88 @@ describe("a Codex-shaped request on an Anthropic route, streaming", () => {
       type: "tool_result",
       tool_use_id: TOOL_USE_ID,
       content: "README.md\nsrc\n",
+    });
+  });
+});
+
+const PATCH = "*** Begin Patch\n*** Add File: hello.txt\n+hello\n*** End Patch\n";
+
+/** Codex's freeform apply_patch tool (a custom tool with a Lark grammar). */
+const APPLY_PATCH = {
+  type: "custom",
+  name: "apply_patch",
+  description: "Use the `apply_patch` tool to edit files.",
+  format: {
+    type: "grammar",
+    syntax: "lark",
+    definition: 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF',
+  },
+};
+
+describe("Codex's freeform apply_patch (a custom tool) on an Anthropic route", () => {
+  it("is offered as a function of one string, and its call comes back as a custom_tool_call", async () => {
+    const pieces = JSON.stringify({ input: PATCH }).match(/.{1,12}/gs)!;
+    const { call, calls } = responsesGateway((upstream) => {
+      const messages = upstream.body.messages as { content: unknown }[];
+      const answered = JSON.stringify(messages.at(-1)).includes("tool_result");
+      return sseResponse(
+        streamBody(
+          anthropicFrames(
+            answered
+              ? anthropicEvents(["Created hello.txt."])
+              : anthropicEvents(["Adding the file."], { id: "toolu_patch1", name: "apply_patch", pieces }),
+          ),
+        ),
+      );
+    });
+    const request = { ...codexRequest([CODEX_USER]), tools: [APPLY_PATCH] };
+    const events = checkGrammar(parseSse(await (await call("/v1/responses", { json: request })).text()));
+    const tool = (calls[0]!.body.tools as Json[])[0]!;
+    expect(tool.name).toBe("apply_patch");
+    expect(tool.description).toContain("lark grammar");
+    expect(tool.input_schema).toMatchObject({
+      required: ["input"],
+      properties: { input: { type: "string" } },
+    });
+    const inputEvents = events.filter((event) => event.type.startsWith("response.custom_tool_call_input"));
+    expect(inputEvents).toMatchObject([
+      { type: "response.custom_tool_call_input.delta", delta: PATCH },
+      { type: "response.custom_tool_call_input.done", input: PATCH },
+    ]);
+    const output = events.at(-1)!.response.output as Json[];
+    expect(output.map((item) => item.type)).toEqual(["message", "custom_tool_call"]);
+    expect(output[1]).toMatchObject({ call_id: "toolu_patch1", name: "apply_patch", input: PATCH });
+    expect(output[1]!.id).toMatch(/^ctc_/);
+
+    // The next turn: the call and its output go back to Anthropic as tool_use and tool_result.
+    const history = output;
+    await (
+      await call("/v1/responses", {
+        json: {
+          ...request,
+          input: [
+            CODEX_USER,
+            ...history,
+            {
+              type: "custom_tool_call_output",
+              call_id: "toolu_patch1",
+              output: "Success. Updated: A hello.txt",
+            },
+          ],
+        },
+      })
+    ).text();
+    const messages = calls[1]!.body.messages as { role: string; content: Json[] }[];
+    expect(messages[1]!.content.at(-1)).toMatchObject({
+      type: "tool_use",
+      id: "toolu_patch1",
+      name: "apply_patch",
+      input: { input: PATCH },
+    });
+    expect(messages[2]!.content[0]).toMatchObject({
+      type: "tool_result",
+      tool_use_id: "toolu_patch1",
+      content: "Success. Updated: A hello.txt",
     });
   });
 });

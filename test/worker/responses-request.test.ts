@@ -161,6 +161,32 @@ describe("a Responses request converted for an OpenAI Chat route", () => {
     });
   });
 
+  it("responses.stream with a custom tool: the SDK assembles the custom_tool_call", async () => {
+    const { fetch, calls } = responsesGateway(() =>
+      sseResponse(
+        streamBody(
+          openaiFrames("gpt-4o", [], {
+            tool: { id: "call_c1", name: "run_sql", pieces: ['{"input":"SELECT', ' 1;"}'] },
+          }),
+        ),
+      ),
+    );
+    const final = await client(fetch)
+      .responses.stream({
+        model: "gpt",
+        input: "Count the rows",
+        tools: [{ type: "custom", name: "run_sql", description: "Runs SQL" }],
+        tool_choice: { type: "custom", name: "run_sql" },
+      })
+      .finalResponse();
+    expect(final.output).toMatchObject([
+      { type: "custom_tool_call", call_id: "call_c1", name: "run_sql", input: "SELECT 1;" },
+    ]);
+    const body = calls[0]!.body as Json;
+    expect(body.tools[0]).toMatchObject({ type: "function", function: { name: "run_sql" } });
+    expect(body.tool_choice).toEqual({ type: "function", function: { name: "run_sql" } });
+  });
+
   it("responses.parse: the JSON answer of text.format, parsed by the SDK", async () => {
     const { fetch, calls } = responsesGateway(() =>
       Response.json(openaiCompletion("gpt-4o", '{"city":"Paris","temp_c":18}')),
@@ -216,7 +242,7 @@ describe("the request table", () => {
             { role: "tool", content: "x" },
             { type: "local_shell_call", call_id: "c", action: {} },
           ],
-          tools: [{ type: "custom", name: "apply_patch" }],
+          tools: [{ type: "local_shell" }],
           tool_choice: { type: "allowed_tools", mode: "auto", tools: [] },
           include: ["message.output_text.logprobs"],
           max_tool_calls: 3,

@@ -47,11 +47,14 @@ export const RESPONSES_REQUEST_FIELDS = {
   model: { handling: "mapped", note: "the route (or one of its aliases)" },
   input: {
     handling: "mapped",
-    note: "a string, or items: message (user, assistant, system, developer), function_call, function_call_output, reasoning",
+    note: "a string, or items: message (user, assistant, system, developer), function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning",
   },
   instructions: { handling: "mapped", note: "a system message before the input" },
-  tools: { handling: "mapped", note: "function tools; hosted and custom tools are refused" },
-  tool_choice: { handling: "mapped", note: "auto, none, required (any), a named function" },
+  tools: {
+    handling: "mapped",
+    note: "function tools; custom (freeform) tools as a function of one string argument, input; hosted tools are refused",
+  },
+  tool_choice: { handling: "mapped", note: "auto, none, required (any), a named function or custom tool" },
   parallel_tool_calls: { handling: "mapped", note: "parallelToolCalls" },
   stream: { handling: "mapped", note: "SSE of Responses events" },
   stream_options: { handling: "ignored", note: "include_obfuscation: the gateway sends no obfuscation" },
@@ -191,6 +194,11 @@ export interface NeutralResponsesCall {
   options: CallOptions;
   /** Whether the client asked for `reasoning.encrypted_content`: the route's reasoning is carried back. */
   carryReasoning: boolean;
+  /**
+   * The names of the request's custom (freeform) tools: the route sees each as a function taking one
+   * string, `input`, and their calls go back as `custom_tool_call` items carrying that string.
+   */
+  customTools: ReadonlySet<string>;
   /** What the request lost on the way (a reasoning item that cannot replay, an ignored setting). */
   warnings: string[];
   /** The request as validated, for the fields the response echoes. */
@@ -228,7 +236,8 @@ export function responsesRequestToNeutral(body: unknown, route: string): Neutral
   if (typeof request.input === "string") messages.push({ role: "user", content: request.input });
   else if (request.input) messages.push(...inputMessages(request.input, route, issues, warnings));
 
-  const tools = toolsOf(request.tools ?? [], issues);
+  const customTools = new Set<string>();
+  const tools = toolsOf(request.tools ?? [], customTools, issues);
   const options: CallOptions = {};
   if (request.max_output_tokens) options.maxTokens = request.max_output_tokens;
   if (typeof request.temperature === "number") options.temperature = request.temperature;
@@ -250,6 +259,7 @@ export function responsesRequestToNeutral(body: unknown, route: string): Neutral
     tools,
     options,
     carryReasoning: (request.include ?? []).includes(ENCRYPTED_REASONING),
+    customTools,
     warnings,
     request,
   };
@@ -314,20 +324,25 @@ function inputMessages(
         }
         break;
       }
-      case "function_call": {
+      case "function_call":
+      case "custom_tool_call": {
         const { call_id: callId, name } = item;
-        const args = item.arguments ?? "";
+        const custom = type === "custom_tool_call";
+        const field = custom ? "input" : "arguments";
+        const raw = (custom ? item.input : item.arguments) ?? "";
         if (typeof callId !== "string" || callId === "")
           issues.push({ path: `${where}.call_id`, message: "expected a non-empty string" });
         if (typeof name !== "string" || name === "")
           issues.push({ path: `${where}.name`, message: "expected a non-empty string" });
-        if (typeof args !== "string") issues.push({ path: `${where}.arguments`, message: "expected string" });
-        if (typeof callId !== "string" || typeof name !== "string" || typeof args !== "string") break;
+        if (typeof raw !== "string") issues.push({ path: `${where}.${field}`, message: "expected string" });
+        if (typeof callId !== "string" || typeof name !== "string" || typeof raw !== "string") break;
         names.set(callId, name);
+        // A custom tool's input is the one string argument of the function the route was offered.
+        const args = custom ? JSON.stringify({ input: raw }) : raw;
         assistant().message.toolCalls.push({
           id: callId,
           name,
-          arguments: parseToolArguments(args),
+          arguments: custom ? { input: raw } : parseToolArguments(args),
           argumentsText: args,
         });
         break;
@@ -335,7 +350,8 @@ function inputMessages(
       case "reasoning":
         assistant().reasoning.push({ value: item.encrypted_content, where });
         break;
-      case "function_call_output": {
+      case "function_call_output":
+      case "custom_tool_call_output": {
         close();
         const callId = item.call_id;
         if (typeof callId !== "string" || callId === "") {
@@ -361,7 +377,7 @@ function inputMessages(
       default:
         issues.push({
           path: `${where}.type`,
-          message: `${JSON.stringify(type ?? null)} items are not supported (message, function_call, function_call_output and reasoning are)`,
+          message: `${JSON.stringify(type ?? null)} items are not supported (message, function_call, function_call_output, custom_tool_call, custom_tool_call_output and reasoning are)`,
         });
     }
   }
@@ -538,20 +554,32 @@ function checked(
   return undefined;
 }
 
-/** Function tools (flat: `{type: "function", name, description, parameters, strict}`); any other is refused. */
-function toolsOf(tools: readonly Item[], issues: ValidationIssue[]): ToolSpecInput[] {
+/**
+ * Function tools (flat: `{type: "function", name, description, parameters, strict}`), and custom
+ * (freeform) tools as a function of one string argument, `input` (their grammar, when they have one, told
+ * in the description); any other tool is refused.
+ */
+function toolsOf(tools: readonly Item[], custom: Set<string>, issues: ValidationIssue[]): ToolSpecInput[] {
   const specs: ToolSpecInput[] = [];
   for (const [index, tool] of tools.entries()) {
     const where = `tools[${index}]`;
-    if (tool.type !== "function") {
+    if (tool.type !== "function" && tool.type !== "custom") {
       issues.push({
         path: `${where}.type`,
-        message: `only function tools are supported, got ${JSON.stringify(tool.type ?? null)}`,
+        message: `only function and custom tools are supported, got ${JSON.stringify(tool.type ?? null)}`,
       });
       continue;
     }
     if (typeof tool.name !== "string") {
       issues.push({ path: `${where}.name`, message: "expected string" });
+      continue;
+    }
+    if (tool.type === "custom") {
+      const spec = customToolSpec(tool, where, issues);
+      if (spec) {
+        custom.add(tool.name);
+        specs.push(spec);
+      }
       continue;
     }
     const parameters = tool.parameters ?? { type: "object", properties: {} };
@@ -567,13 +595,43 @@ function toolsOf(tools: readonly Item[], issues: ValidationIssue[]): ToolSpecInp
   return specs;
 }
 
+/** A custom tool (`{type: "custom", name, description, format}`) as a function taking `{ input: string }`. */
+function customToolSpec(tool: Item, where: string, issues: ValidationIssue[]): ToolSpecInput | undefined {
+  const format = (tool.format ?? { type: "text" }) as Record<string, unknown>;
+  let description = typeof tool.description === "string" ? tool.description : "";
+  if (format.type === "grammar") {
+    if (typeof format.definition !== "string" || typeof format.syntax !== "string") {
+      issues.push({
+        path: `${where}.format.definition`,
+        message: "expected a grammar: syntax and definition",
+      });
+      return undefined;
+    }
+    description += `${description === "" ? "" : "\n\n"}The input must follow this ${format.syntax} grammar:\n${format.definition}`;
+  } else if (format.type !== "text") {
+    issues.push({ path: `${where}.format.type`, message: 'expected "text" or "grammar"' });
+    return undefined;
+  }
+  return {
+    name: tool.name as string,
+    ...(description === "" ? {} : { description }),
+    parameters: {
+      type: "object",
+      properties: { input: { type: "string", description: "The tool's input, as free text." } },
+      required: ["input"],
+      additionalProperties: false,
+    },
+  };
+}
+
 function toolChoiceOf(
   choice: NonNullable<ResponsesRequest["tool_choice"]>,
   issues: ValidationIssue[],
 ): ToolChoice | undefined {
   if (choice === "required") return "any";
   if (typeof choice === "string") return choice;
-  if (choice.type === "function" && typeof choice.name === "string") return { name: choice.name };
+  if ((choice.type === "function" || choice.type === "custom") && typeof choice.name === "string")
+    return { name: choice.name };
   issues.push({
     path: "tool_choice.type",
     message: `only a function can be chosen (auto, none, required or {"type":"function","name"}), got ${JSON.stringify(choice.type)}`,

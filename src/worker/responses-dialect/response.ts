@@ -10,15 +10,15 @@
  *
  * @module
  */
-import type { Native } from "../../core/message.ts";
+import type { Native, ToolCall } from "../../core/message.ts";
 import type { Response as ModelResponse } from "../../core/response.ts";
 import { totalInputTokens, type Usage } from "../../core/usage.ts";
 import { isReasoningBlock } from "../../protocols/native-replay.ts";
 import { wrapReasoning } from "../reasoning-envelope.ts";
 import type { ResponsesRequest } from "./request.ts";
 
-/** An id of the dialect's kind: `resp`, `msg`, `rs`, `fc`, then 32 hex digits. */
-export function responsesId(prefix: "resp" | "msg" | "rs" | "fc"): string {
+/** An id of the dialect's kind: `resp`, `msg`, `rs`, `fc`, `ctc`, then 32 hex digits. */
+export function responsesId(prefix: "resp" | "msg" | "rs" | "fc" | "ctc"): string {
   return `${prefix}_${crypto.randomUUID().replaceAll("-", "")}`;
 }
 
@@ -160,15 +160,38 @@ export function functionCallItem(
   return { id, type: "function_call", call_id: callId, name, arguments: args, status };
 }
 
+/** A custom tool call item: the string the tool takes. */
+export function customToolCallItem(id: string, callId: string, name: string, input: string): WireObject {
+  return { id, type: "custom_tool_call", call_id: callId, name, input };
+}
+
+/**
+ * A custom tool's input from the call the route made of it (a function of `{ input: string }`): that
+ * string, or the call's text as it came when the model wrote something else.
+ */
+export function customToolInput(call: ToolCall): string {
+  const input = call.arguments.input;
+  return typeof input === "string" ? input : (call.argumentsText ?? JSON.stringify(call.arguments));
+}
+
+/** What a neutral answer is written with: the route, whether to carry reasoning, the custom tools. */
+export interface ResponsesWriting {
+  route: string;
+  carryReasoning: boolean;
+  /** Tools the client declared as custom: their calls are `custom_tool_call` items. */
+  customTools: ReadonlySet<string>;
+  warnings: readonly string[];
+}
+
 /**
  * A complete neutral answer as a `Response` object: a reasoning item first (the readable reasoning, the
  * carried envelope), then the message (its text, a refusal part when the model refused), then one
- * function call item per tool call.
+ * function call (or custom tool call) item per tool call.
  */
 export function responseOfNeutral(
   response: ModelResponse,
   base: ResponseBase,
-  options: { route: string; carryReasoning: boolean; warnings: readonly string[] },
+  options: ResponsesWriting,
 ): WireObject {
   const output: WireObject[] = [];
   const envelope = carriedReasoning(response.message.native, options.route, options.carryReasoning);
@@ -181,6 +204,10 @@ export function responseOfNeutral(
   if (refusal !== undefined) parts.push({ type: "refusal", refusal });
   if (parts.length > 0) output.push(messageItem(responsesId("msg"), parts));
   for (const call of response.message.toolCalls) {
+    if (options.customTools.has(call.name)) {
+      output.push(customToolCallItem(responsesId("ctc"), call.id, call.name, customToolInput(call)));
+      continue;
+    }
     output.push(
       functionCallItem(
         responsesId("fc"),

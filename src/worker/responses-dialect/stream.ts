@@ -6,7 +6,9 @@
  * - per output item, in the order the route produced it: `response.output_item.added` (output indexes
  *   that append, an id on every item), its parts and deltas (`reasoning_summary_part.*` /
  *   `reasoning_summary_text.*` for reasoning, `content_part.*` / `output_text.*` for text,
- *   `function_call_arguments.*` for a tool call, each with the item's id as `item_id`), then
+ *   `function_call_arguments.*` for a tool call, `custom_tool_call_input.*` for a call of a custom tool
+ *   (its input sent whole once the call is complete: the route streams it JSON-encoded), each with the
+ *   item's id as `item_id`), then
  *   `response.output_item.done` with the finished item;
  * - `response.completed` with the full `output` and `usage` — or `response.incomplete` when the output
  *   limit or a content filter stopped the answer.
@@ -30,9 +32,12 @@ import { dialectErrorJSON } from "../dialect-errors.ts";
 import type { Frame } from "../write-sse.ts";
 import {
   carriedReasoning,
+  customToolCallItem,
+  customToolInput,
   functionCallItem,
   messageItem,
   type ResponseBase,
+  type ResponsesWriting,
   reasoningItem,
   responseObject,
   responsesId,
@@ -46,7 +51,7 @@ import {
 interface OpenItem {
   index: number;
   id: string;
-  kind: "reasoning" | "message" | "function_call";
+  kind: "reasoning" | "message" | "function_call" | "custom_tool_call";
   text: string;
   /** function_call: its call id and name. */
   callId?: string;
@@ -116,6 +121,7 @@ export class ResponsesStreamWriter {
   readonly #base: ResponseBase;
   readonly #route: string;
   readonly #carry: boolean;
+  readonly #custom: ReadonlySet<string>;
   readonly #warnings: readonly string[];
   #sequence = 0;
   /** Output items by index, as they stand (finished ones final). */
@@ -129,13 +135,11 @@ export class ResponsesStreamWriter {
   /** Tool call items by the neutral index. */
   readonly #calls = new Map<number, OpenItem>();
 
-  constructor(
-    base: ResponseBase,
-    options: { route: string; carryReasoning: boolean; warnings: readonly string[] },
-  ) {
+  constructor(base: ResponseBase, options: ResponsesWriting) {
     this.#base = base;
     this.#route = options.route;
     this.#carry = options.carryReasoning;
+    this.#custom = options.customTools;
     this.#warnings = options.warnings;
   }
 
@@ -204,16 +208,19 @@ export class ResponsesStreamWriter {
       }
       case "tool-call-start": {
         yield* this.#closeCurrent();
+        const custom = this.#custom.has(event.name);
         const item: OpenItem = {
           index: this.#output.length,
-          id: responsesId("fc"),
-          kind: "function_call",
+          id: responsesId(custom ? "ctc" : "fc"),
+          kind: custom ? "custom_tool_call" : "function_call",
           text: "",
           callId: event.id,
           name: event.name,
         };
         this.#calls.set(event.index, item);
-        const added = functionCallItem(item.id, event.id, event.name, "", "in_progress");
+        const added = custom
+          ? customToolCallItem(item.id, event.id, event.name, "")
+          : functionCallItem(item.id, event.id, event.name, "", "in_progress");
         this.#output.push(added);
         yield this.#frame("response.output_item.added", { output_index: item.index, item: added });
         return;
@@ -222,6 +229,8 @@ export class ResponsesStreamWriter {
         const item = this.#calls.get(event.index);
         if (item === undefined || event.argumentsDelta === "") return;
         item.text += event.argumentsDelta;
+        // A custom tool's input is the string inside the function arguments: sent whole at the end.
+        if (item.kind === "custom_tool_call") return;
         yield this.#frame("response.function_call_arguments.delta", {
           item_id: item.id,
           output_index: item.index,
@@ -237,7 +246,12 @@ export class ResponsesStreamWriter {
           yield* this.#apply({ type: "tool-call-start", index: event.index, id: call.id, name: call.name });
           item = this.#calls.get(event.index)!;
         }
-        yield* this.#closeCall(item, call.argumentsText ?? JSON.stringify(call.arguments));
+        yield* this.#closeCall(
+          item,
+          item.kind === "custom_tool_call"
+            ? customToolInput(call)
+            : (call.argumentsText ?? JSON.stringify(call.arguments)),
+        );
         return;
       }
       default:
@@ -319,6 +333,13 @@ export class ResponsesStreamWriter {
 
   *#closeCall(item: OpenItem, args: string): Generator<Frame> {
     if (this.#finished.has(item.index)) return;
+    if (item.kind === "custom_tool_call") {
+      const common = { item_id: item.id, output_index: item.index };
+      if (args !== "") yield this.#frame("response.custom_tool_call_input.delta", { ...common, delta: args });
+      yield this.#frame("response.custom_tool_call_input.done", { ...common, input: args });
+      yield* this.#itemDone(item.index, customToolCallItem(item.id, item.callId!, item.name!, args));
+      return;
+    }
     if (args.length > item.text.length && args.startsWith(item.text)) {
       // What the deltas did not deliver.
       yield this.#frame("response.function_call_arguments.delta", {

@@ -98,6 +98,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
         const object = responseOfNeutral(response, base, {
           route: route.alias,
           carryReasoning: request.carryReasoning,
+          customTools: request.customTools,
           warnings: request.warnings,
         });
         return Response.json(object, { headers: warningsHeader(request.warnings) });
@@ -108,6 +109,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
     let ending: ErrorFrames = new ResponsesStreamWriter(base, {
       route: route.alias,
       carryReasoning: false,
+      customTools: new Set(),
       warnings: [],
     }).errorFrames;
     return framesOn(
@@ -125,6 +127,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
         const writer = new ResponsesStreamWriter(base, {
           route: route.alias,
           carryReasoning: request.carryReasoning,
+          customTools: request.customTools,
           warnings: request.warnings,
         });
         ending = writer.errorFrames;
