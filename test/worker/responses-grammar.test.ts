@@ -9,7 +9,11 @@
 import { describe, expect, it } from "vitest";
 import { ProviderError, type ProviderErrorKind } from "../../src/core/provider-error.ts";
 import { unwrapReasoning } from "../../src/worker/reasoning-envelope.ts";
-import { responsesErrorCode, responsesErrorMessage } from "../../src/worker/responses-dialect/stream.ts";
+import {
+  keepAlive,
+  responsesErrorCode,
+  responsesErrorMessage,
+} from "../../src/worker/responses-dialect/stream.ts";
 import {
   ANTHROPIC_BASE,
   anthropicEvents,
@@ -463,5 +467,34 @@ describe("the complete answer", () => {
     expect(response.status).toBe(200);
     expect(body.status).toBe("completed");
     expect(body.output[0]).toMatchObject({ type: "message", role: "assistant" });
+  });
+});
+
+describe("keepAlive", () => {
+  it("sends a comment while the source is silent, and every frame in order", async () => {
+    async function* slow() {
+      yield { event: "a", data: "1" };
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      yield { event: "b", data: "2" };
+    }
+    const out: unknown[] = [];
+    for await (const frame of keepAlive(slow(), 10)) out.push(frame);
+    expect(out[0]).toEqual({ event: "a", data: "1" });
+    expect(out.at(-1)).toEqual({ event: "b", data: "2" });
+    const comments = out.slice(1, -1);
+    expect(comments.length).toBeGreaterThanOrEqual(2);
+    for (const comment of comments) expect(comment).toEqual({ comment: "keep-alive" });
+  });
+
+  it("passes a failure of the source on", async () => {
+    async function* failing() {
+      yield { event: "a", data: "1" };
+      throw new Error("cut");
+    }
+    const out: unknown[] = [];
+    await expect(async () => {
+      for await (const frame of keepAlive(failing(), 10)) out.push(frame);
+    }).rejects.toThrow("cut");
+    expect(out).toEqual([{ event: "a", data: "1" }]);
   });
 });

@@ -18,6 +18,8 @@
  * done, until then, and its `output_item.done` carries the envelope just before `response.completed`. A
  * turn whose reasoning had no readable text (redacted thinking) gets a reasoning item of its own there.
  *
+ * A silent stretch of 15 s gets an SSE comment ({@link keepAlive}), which every client skips.
+ *
  * A failure after the response started ends the stream with a flat `error` event (with its
  * `sequence_number`, which the AI SDK requires) and `response.failed` (which Codex needs: it ignores a
  * bare `error`).
@@ -454,4 +456,41 @@ export class ResponsesStreamWriter {
           output: this.#output.filter((_, index) => this.#finished.has(index)),
         }),
     );
+}
+
+/** How long a stream may stay silent before a comment keeps the line open (Codex waits 300 s by default). */
+export const KEEP_ALIVE_MS = 15_000;
+
+/**
+ * `frames`, with an SSE comment whenever the source has been silent for `ms` (an upstream thinking
+ * without a word, a slow first token after a tool result), so a client's idle timeout does not cut a call
+ * that is still running. Comments are no event: every Responses client skips them.
+ */
+export async function* keepAlive(frames: AsyncIterable<Frame>, ms = KEEP_ALIVE_MS): AsyncGenerator<Frame> {
+  const iterator = frames[Symbol.asyncIterator]();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  try {
+    for (;;) {
+      const next = iterator.next();
+      // Left pending when the client goes away during a comment: its failure then has no reader.
+      next.catch(() => {});
+      for (;;) {
+        const silent = new Promise<"silent">((resolve) => {
+          timer = setTimeout(() => resolve("silent"), ms);
+        });
+        const result = await Promise.race([next, silent]);
+        clearTimeout(timer);
+        if (result === "silent") {
+          yield { comment: "keep-alive" };
+          continue;
+        }
+        if (result.done) return;
+        yield result.value;
+        break;
+      }
+    }
+  } finally {
+    clearTimeout(timer);
+    await iterator.return?.();
+  }
 }

@@ -30,7 +30,7 @@ import { headerSessionId, jsonBody } from "../request.ts";
 import { PassthroughStream, passthroughJSON, warningsHeader } from "../responses-dialect/passthrough.ts";
 import { type NeutralResponsesCall, responsesRequestToNeutral } from "../responses-dialect/request.ts";
 import { type ResponseBase, responseOfNeutral, responsesId } from "../responses-dialect/response.ts";
-import { ResponsesStreamWriter } from "../responses-dialect/stream.ts";
+import { keepAlive, ResponsesStreamWriter } from "../responses-dialect/stream.ts";
 import type { ErrorFrames } from "../write-sse.ts";
 
 /** The protocol a member must speak for the body to pass through. */
@@ -121,7 +121,8 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
         if (endpoint) {
           const passthrough = new PassthroughStream(base);
           ending = passthrough.errorFrames;
-          return passthrough.open(endpoint, body, options.signal);
+          const opened = await passthrough.open(endpoint, body, options.signal);
+          return { ...opened, frames: keepAlive(opened.frames) };
         }
         const request = convert();
         const writer = new ResponsesStreamWriter(base, {
@@ -136,7 +137,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
           () => provider.stream(request.messages, request.tools, { ...request.options, ...options }),
           { provider: provider.name, model: provider.model },
         );
-        return { frames: writer.frames(events), headers: warningsHeader(request.warnings) };
+        return { frames: keepAlive(writer.frames(events)), headers: warningsHeader(request.warnings) };
       },
       (failure, expose) => ending(failure, expose),
     );
