@@ -128,6 +128,7 @@ export async function* checkedNativeEvents<F>(
       for (const frame of Array.isArray(batch) ? (batch as readonly F[]) : [batch as F]) {
         current = eventOf(frame);
         yield frame;
+        // Resumed: the assembler took the frame — before the next read, which may fail (a cut stream).
         take();
       }
     }

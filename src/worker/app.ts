@@ -6,6 +6,8 @@
  * - `POST /v1/chat/completions` (`routes/chat-completions.ts`), `GET /v1/models` (`routes/models.ts`):
  *   OpenAI-compatible;
  * - `POST /v1/messages`, `POST /v1/messages/count_tokens` (`routes/messages.ts`): the Anthropic Messages API;
+ * - `POST /v1/responses` (`routes/responses.ts`): the OpenAI Responses API, stateless (passed through to
+ *   Responses routes, converted for the others);
  * - `GET|DELETE /v1/sessions/:id` (affinity pins: `routes/sessions.ts`);
  * - `POST /v1/tasks`, `GET /v1/tasks/:id`, `GET /v1/tasks/:id/events`, `POST /v1/tasks/:id/pause|resume|abort`
  *   (`routes/tasks.ts`).
@@ -33,6 +35,7 @@ import { chatCompletionRoutes } from "./routes/chat-completions.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { neutralRoutes } from "./routes/neutral.ts";
+import { responsesRoutes } from "./routes/responses.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { SessionObject } from "./session-object.ts";
@@ -134,6 +137,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.route("/", neutralRoutes(calls));
   app.route("/", chatCompletionRoutes(calls));
   app.route("/", messagesRoutes(calls));
+  app.route("/", responsesRoutes(calls));
   app.route("/", modelRoutes(tables));
   app.route("/", sessionRoutes());
   app.route("/", taskRoutes(workflows));

@@ -1,0 +1,103 @@
+/**
+ * A Responses request passed through to a route member that speaks the Responses protocol (its
+ * `native` endpoint): the client's body sent as it is (the provider sets its model and `stream`), the
+ * upstream's JSON answered as it came, its events sent on as they came — `event: <type>` and the
+ * upstream's JSON text — so reasoning items, hosted tools and fields the gateway does not model reach the
+ * client byte for byte.
+ *
+ * The upstream's stream is still checked by the Responses assembler (`NativeEndpoint`): an upstream
+ * `error` or `response.failed`, or a stream cut before its terminal event, fails it. The failure's frames
+ * continue the upstream's numbering (every event's `sequence_number` is read as it passes): a flat
+ * `error` and `response.failed`, as for a converted route.
+ *
+ * @module
+ */
+import type { ProviderError } from "../../core/provider-error.ts";
+import type { StructuredOutputError } from "../../core/structured-output.ts";
+import type { NativeEndpoint, NativeEvent } from "../../providers/native.ts";
+import type { Frame, OpenedFrames } from "../write-sse.ts";
+import { type ResponseBase, responseObject, type WireObject } from "./response.ts";
+import { responsesFailureFrames } from "./stream.ts";
+
+/** The `x-modelwire-warnings` header of what a request lost on the way, when it lost anything. */
+export function warningsHeader(warnings: readonly string[]): Record<string, string> {
+  if (warnings.length === 0) return {};
+  // JSON, with anything outside printable ASCII escaped: a header value must be Latin-1 and one line.
+  const json = JSON.stringify(warnings).replace(
+    /[^\x20-\x7e]/g,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
+  );
+  return { "x-modelwire-warnings": json };
+}
+
+/** The complete answer of a passthrough: the upstream's JSON text, as it came. */
+export async function passthroughJSON(
+  native: NativeEndpoint,
+  body: Record<string, unknown>,
+  signal: AbortSignal | undefined,
+): Promise<Response> {
+  const answer = await native.send({ body, stream: false, signal });
+  return new Response(answer.json ?? "", {
+    status: answer.status,
+    headers: { "content-type": "application/json", ...warningsHeader(answer.warnings) },
+  });
+}
+
+/** One passthrough stream: the upstream's events on, and the frames that end it if it fails. */
+export class PassthroughStream {
+  /** The last `sequence_number` the upstream sent (-1 before any). */
+  #sequence = -1;
+  /** The response the upstream announced (`response.created` / `in_progress`), for `response.failed`. */
+  #response: WireObject | undefined;
+  readonly #base: ResponseBase;
+
+  constructor(base: ResponseBase) {
+    this.#base = base;
+  }
+
+  /** Sends the body as a stream; resolves once the upstream answered, with its events as frames. */
+  async open(
+    native: NativeEndpoint,
+    body: Record<string, unknown>,
+    signal: AbortSignal | undefined,
+  ): Promise<OpenedFrames> {
+    const answer = await native.send({ body, stream: true, signal });
+    const events = answer.events ?? (async function* () {})();
+    return { frames: this.#frames(events), headers: warningsHeader(answer.warnings) };
+  }
+
+  async *#frames(events: AsyncIterable<NativeEvent>): AsyncGenerator<Frame, void, undefined> {
+    for await (const event of events) {
+      this.#read(event.data);
+      yield { event: event.event, data: event.data };
+    }
+  }
+
+  /** Keeps the numbering and the announced response of one event's JSON. */
+  #read(data: string): void {
+    let value: unknown;
+    try {
+      value = JSON.parse(data);
+    } catch {
+      return;
+    }
+    if (typeof value !== "object" || value === null) return;
+    const { sequence_number: sequence, response, type } = value as WireObject;
+    if (typeof sequence === "number" && Number.isInteger(sequence) && sequence > this.#sequence)
+      this.#sequence = sequence;
+    if ((type === "response.created" || type === "response.in_progress") && typeof response === "object")
+      this.#response = (response ?? undefined) as WireObject | undefined;
+  }
+
+  /** `error` then `response.failed`, numbered on from the upstream's last event. */
+  errorFrames = (failure: ProviderError | StructuredOutputError, expose: boolean): Frame[] =>
+    responsesFailureFrames(
+      failure,
+      expose,
+      () => ++this.#sequence,
+      (error) =>
+        this.#response
+          ? { ...this.#response, status: "failed", error, output: [] }
+          : responseObject(this.#base, { status: "failed", error, output: [] }),
+    );
+}
