@@ -11,11 +11,7 @@ import type { StreamEvent } from "../../src/core/stream-event.ts";
 import { ValidationError, type ValidationIssue } from "../../src/core/validation-error.ts";
 import { estimateInputTokens } from "../../src/worker/anthropic-dialect/count-tokens.ts";
 import { anthropicMessageOf, anthropicUsageOf } from "../../src/worker/anthropic-dialect/messages-answer.ts";
-import {
-  betasOf,
-  dialectHeaders,
-  withoutCarriedThinking,
-} from "../../src/worker/anthropic-dialect/messages-native.ts";
+import { betasOf, withoutCarriedThinking } from "../../src/worker/anthropic-dialect/messages-native.ts";
 import {
   MESSAGES_REQUEST_FIELDS,
   MessagesRequestSchema,
@@ -24,6 +20,7 @@ import {
 } from "../../src/worker/anthropic-dialect/messages-request.ts";
 import { anthropicFramesOf } from "../../src/worker/anthropic-dialect/messages-stream.ts";
 import { wrapReasoning } from "../../src/worker/reasoning-envelope.ts";
+import { dialectHeaders } from "../../src/worker/response-headers.ts";
 import type { Frame } from "../../src/worker/write-sse.ts";
 
 const PNG =

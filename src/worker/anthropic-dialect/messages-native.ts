@@ -8,9 +8,9 @@
  * verify them ("Invalid signature in thinking block"); they are left out with a warning. A body without
  * them is sent as it came.
  *
- * What the client learns beside the answer travels in response headers: {@link DROPPED_BETAS_HEADER} (the
+ * What the client learns beside the answer travels in response headers: `x-modelwire-dropped-betas` (the
  * beta flags the upstream does not take, left out rather than failing the request) and
- * {@link WARNINGS_HEADER} (what the request lost on the way).
+ * `x-modelwire-warnings` (`../response-headers.ts`) (what the request lost on the way).
  *
  * @module
  */
@@ -18,51 +18,11 @@ import type { NativeEvent } from "../../providers/native.ts";
 import { isEnvelope } from "../reasoning-envelope.ts";
 import type { Frame } from "../write-sse.ts";
 
-/** The response header listing the beta flags the upstream does not take (comma-separated). */
-export const DROPPED_BETAS_HEADER = "x-modelwire-dropped-betas";
-/** The response header carrying the call's warnings: a JSON array of strings, in ASCII. */
-export const WARNINGS_HEADER = "x-modelwire-warnings";
-
-/** Most characters of the warnings header (proxies refuse very long headers). */
-const MAX_WARNINGS_CHARS = 4000;
-
 /** The `anthropic-beta` header as flags (a comma list; blanks dropped, each flag once). */
 export function betasOf(header: string | undefined): string[] {
   const flags = new Set<string>();
   for (const flag of (header ?? "").split(",")) if (flag.trim() !== "") flags.add(flag.trim());
   return [...flags];
-}
-
-/** A JSON text with every non-ASCII character escaped (`\uXXXX`), fit for a header value. */
-function asciiJSON(value: unknown): string {
-  return JSON.stringify(value).replace(
-    /[\u007f-\uffff]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-}
-
-/**
- * The dialect's response headers: the warnings (those that fit; the last entry says how many more there
- * were) and the dropped beta flags, each only when there is something to say.
- */
-export function dialectHeaders(
-  warnings: readonly string[],
-  droppedBetas: readonly string[] = [],
-): Record<string, string> {
-  const headers: Record<string, string> = {};
-  if (warnings.length > 0) {
-    let kept = [...warnings];
-    let value = asciiJSON(kept);
-    while (value.length > MAX_WARNINGS_CHARS && kept.length > 1) {
-      kept = kept.slice(0, -1);
-      value = asciiJSON([...kept, `… and ${warnings.length - kept.length} more`]);
-    }
-    if (value.length > MAX_WARNINGS_CHARS)
-      value = asciiJSON([`${warnings.length} warning(s), too long to show`]);
-    headers[WARNINGS_HEADER] = value;
-  }
-  if (droppedBetas.length > 0) headers[DROPPED_BETAS_HEADER] = droppedBetas.join(",");
-  return headers;
 }
 
 /**

@@ -15,20 +15,10 @@
 import type { ProviderError } from "../../core/provider-error.ts";
 import type { StructuredOutputError } from "../../core/structured-output.ts";
 import type { NativeEndpoint, NativeEvent } from "../../providers/native.ts";
+import { dialectHeaders } from "../response-headers.ts";
 import type { Frame, OpenedFrames } from "../write-sse.ts";
 import { type ResponseBase, responseObject, type WireObject } from "./response.ts";
 import { responsesFailureFrames } from "./stream.ts";
-
-/** The `x-modelwire-warnings` header of what a request lost on the way, when it lost anything. */
-export function warningsHeader(warnings: readonly string[]): Record<string, string> {
-  if (warnings.length === 0) return {};
-  // JSON, with anything outside printable ASCII escaped: a header value must be Latin-1 and one line.
-  const json = JSON.stringify(warnings).replace(
-    /[^\x20-\x7e]/g,
-    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, "0")}`,
-  );
-  return { "x-modelwire-warnings": json };
-}
 
 /** The complete answer of a passthrough: the upstream's JSON text, as it came. */
 export async function passthroughJSON(
@@ -39,7 +29,7 @@ export async function passthroughJSON(
   const answer = await native.send({ body, stream: false, signal });
   return new Response(answer.json ?? "", {
     status: answer.status,
-    headers: { "content-type": "application/json", ...warningsHeader(answer.warnings) },
+    headers: { "content-type": "application/json", ...dialectHeaders(answer.warnings) },
   });
 }
 
@@ -63,7 +53,7 @@ export class PassthroughStream {
   ): Promise<OpenedFrames> {
     const answer = await native.send({ body, stream: true, signal });
     const events = answer.events ?? (async function* () {})();
-    return { frames: this.#frames(events), headers: warningsHeader(answer.warnings) };
+    return { frames: this.#frames(events), headers: dialectHeaders(answer.warnings) };
   }
 
   async *#frames(events: AsyncIterable<NativeEvent>): AsyncGenerator<Frame, void, undefined> {

@@ -30,12 +30,7 @@ import { ANTHROPIC_MESSAGES } from "../../protocols/anthropic-messages/anthropic
 import { type NativeAnswer, nativeEndpointOf } from "../../providers/native.ts";
 import { countableBody, estimateInputTokens, TOKEN_COUNT_HEADER } from "../anthropic-dialect/count-tokens.ts";
 import { anthropicMessageOf } from "../anthropic-dialect/messages-answer.ts";
-import {
-  betasOf,
-  dialectHeaders,
-  nativeFrames,
-  withoutCarriedThinking,
-} from "../anthropic-dialect/messages-native.ts";
+import { betasOf, nativeFrames, withoutCarriedThinking } from "../anthropic-dialect/messages-native.ts";
 import {
   messagesHeadOf,
   messagesRequestToNeutral,
@@ -47,6 +42,7 @@ import { completedOrRaw } from "../chat-completions.ts";
 import { dialectErrorJSON } from "../dialect-errors.ts";
 import type { Gateway } from "../env.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
+import { dialectHeaders } from "../response-headers.ts";
 import type { ErrorFrames } from "../write-sse.ts";
 
 /** The frames that end a failed Messages stream: `event: error` with Anthropic's error envelope. */

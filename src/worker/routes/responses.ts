@@ -27,7 +27,8 @@ import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
-import { PassthroughStream, passthroughJSON, warningsHeader } from "../responses-dialect/passthrough.ts";
+import { dialectHeaders } from "../response-headers.ts";
+import { PassthroughStream, passthroughJSON } from "../responses-dialect/passthrough.ts";
 import { type NeutralResponsesCall, responsesRequestToNeutral } from "../responses-dialect/request.ts";
 import { type ResponseBase, responseOfNeutral, responsesId } from "../responses-dialect/response.ts";
 import { keepAlive, ResponsesStreamWriter } from "../responses-dialect/stream.ts";
@@ -101,7 +102,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
           customTools: request.customTools,
           warnings: request.warnings,
         });
-        return Response.json(object, { headers: warningsHeader(request.warnings) });
+        return Response.json(object, { headers: dialectHeaders(request.warnings) });
       });
     }
 
@@ -137,7 +138,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
           () => provider.stream(request.messages, request.tools, { ...request.options, ...options }),
           { provider: provider.name, model: provider.model },
         );
-        return { frames: keepAlive(writer.frames(events)), headers: warningsHeader(request.warnings) };
+        return { frames: keepAlive(writer.frames(events)), headers: dialectHeaders(request.warnings) };
       },
       (failure, expose) => ending(failure, expose),
     );
