@@ -29,15 +29,15 @@ import {
 } from "../core/call-options.ts";
 import { parseToolArguments } from "../core/collect-stream.ts";
 import { type Content, type ContentPart, contentText } from "../core/content.ts";
-import { ContentPartSchema } from "../core/content-schema.ts";
 import type { MessageInput, ToolCallInput } from "../core/message.ts";
 import type { Response as ModelResponse, StopReason } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import { prepareResponseFormat, StructuredOutputError } from "../core/structured-output.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { totalInputTokens, type Usage } from "../core/usage.ts";
-import { issuesOf, ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
+import { ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
 import { dialectErrorJSON, dialectFailure } from "./dialect-errors.ts";
+import { checkedPart, type FieldRefusals, refusalIssues, refusedFieldSchemas } from "./dialect-fields.ts";
 import type { ErrorFrames } from "./write-sse.ts";
 
 /** How the facade treats one Chat Completions request field. */
@@ -91,7 +91,7 @@ export const CHAT_REQUEST_FIELDS = {
 } as const satisfies Readonly<Record<string, { handling: ChatFieldHandling; note: string }>>;
 
 /** Why a refused field's value is refused, or undefined when it holds its default. */
-const REFUSALS: Record<string, (value: unknown) => string | undefined> = {
+const REFUSALS: FieldRefusals = {
   n: (value) => (value === 1 ? undefined : "only one choice per call is supported (n: 1)"),
   logprobs: (value) => (value === false ? undefined : "log probabilities are not supported"),
   top_logprobs: (value) => (value === 0 ? undefined : "log probabilities are not supported"),
@@ -150,9 +150,7 @@ const ResponseFormatFieldSchema = z.union([
   z.strictObject({ type: z.literal("json_schema"), json_schema: JsonSchemaFormatSchema }),
 ]);
 
-const refusedFields = Object.fromEntries(
-  Object.keys(REFUSALS).map((field) => [field, z.optional(z.unknown())]),
-) as Record<string, z.ZodMiniOptional<z.ZodMiniUnknown>>;
+const refusedFields = refusedFieldSchemas(REFUSALS);
 
 /** A Chat Completions request: every field of {@link CHAT_REQUEST_FIELDS}, and no other. */
 export const ChatCompletionsRequestSchema = z.strictObject({
@@ -232,14 +230,7 @@ export interface NeutralChatCall {
  */
 export function chatRequestToNeutral(body: unknown): NeutralChatCall {
   const request = validate(ChatCompletionsRequestSchema, body);
-  const issues: ValidationIssue[] = [];
-  const fields = request as Record<string, unknown>;
-  for (const [field, reason] of Object.entries(REFUSALS)) {
-    const value = fields[field];
-    if (value === undefined || value === null) continue;
-    const message = reason(value);
-    if (message !== undefined) issues.push({ path: field, message });
-  }
+  const issues = refusalIssues(request, REFUSALS);
   const messages = request.messages.map((message, index) => messageOf(message, `messages[${index}]`, issues));
   const tools: ToolSpecInput[] = [];
   for (const [index, tool] of (request.tools ?? []).entries()) {
@@ -402,7 +393,7 @@ function partOf(part: ChatPart, where: string, issues: ValidationIssue[]): Conte
       if (image.detail !== undefined && !IMAGE_DETAILS.includes(image.detail as string)) {
         issues.push({ path: `${where}.image_url.detail`, message: 'expected "auto" or "low" or "high"' });
       }
-      return checked({ type: "image", url: image.url }, where, `${where}.image_url.url`, issues);
+      return checkedPart({ type: "image", url: image.url }, `${where}.image_url.url`, issues);
     }
     case "file": {
       const file = part.file as { file_data?: unknown; file_id?: unknown; filename?: unknown } | undefined;
@@ -429,11 +420,11 @@ function partOf(part: ChatPart, where: string, issues: ValidationIssue[]): Conte
         issues.push({ path: `${where}.file.filename`, message: "expected string" });
         return undefined;
       }
-      return checked(
+      return checkedPart(
         { type: "file", url: file.file_data, ...(filename === undefined ? {} : { filename }) },
-        where,
         `${where}.file.file_data`,
         issues,
+        `${where}.file.filename`,
       );
     }
     case "input_audio":
@@ -446,24 +437,6 @@ function partOf(part: ChatPart, where: string, issues: ValidationIssue[]): Conte
       });
       return undefined;
   }
-}
-
-/** `part` through the neutral schema (which reads a data: URL as inline data); issues named at `field`. */
-function checked(
-  part: ContentPart,
-  where: string,
-  field: string,
-  issues: ValidationIssue[],
-): ContentPart | undefined {
-  const result = z.safeParse(ContentPartSchema, part);
-  if (result.success) return result.data;
-  for (const issue of issuesOf(result.error.issues)) {
-    issues.push({
-      path: issue.path.endsWith("filename") ? `${where}.file.filename` : field,
-      message: issue.message,
-    });
-  }
-  return undefined;
 }
 
 /**

@@ -28,11 +28,11 @@ import {
   type ToolChoice,
 } from "../../core/call-options.ts";
 import type { ContentPart } from "../../core/content.ts";
-import { ContentPartSchema } from "../../core/content-schema.ts";
 import type { MessageInput, ToolCallInput, ToolResultInput } from "../../core/message.ts";
 import { prepareResponseFormat } from "../../core/structured-output.ts";
 import type { ToolSpecInput } from "../../core/tool-spec.ts";
-import { issuesOf, ValidationError, type ValidationIssue, validate } from "../../core/validation-error.ts";
+import { ValidationError, type ValidationIssue, validate } from "../../core/validation-error.ts";
+import { checkedPart, type FieldRefusals, refusalIssues, refusedFieldSchemas } from "../dialect-fields.ts";
 import { isEnvelope, nativeFromEnvelopes } from "../reasoning-envelope.ts";
 
 /** How the dialect treats one Messages request field on a converted route. */
@@ -78,7 +78,7 @@ export const MESSAGES_REQUEST_FIELDS = {
 } as const satisfies Readonly<Record<string, { handling: MessagesFieldHandling; note: string }>>;
 
 /** Why a refused field's value is refused, or undefined when it holds its default. */
-const REFUSALS: Record<string, (value: unknown) => string | undefined> = {
+const REFUSALS: FieldRefusals = {
   top_k: () => "top_k is not supported on this route",
   container: () => "code-execution containers are not supported on this route",
   mcp_servers: (value) =>
@@ -98,9 +98,7 @@ const MessageParamSchema = z.looseObject({
 type MessageParam = z.output<typeof MessageParamSchema>;
 
 const ignoredField = () => z.optional(z.unknown());
-const refusedFields = Object.fromEntries(
-  Object.keys(REFUSALS).map((field) => [field, z.optional(z.unknown())]),
-) as Record<string, z.ZodMiniOptional<z.ZodMiniUnknown>>;
+const refusedFields = refusedFieldSchemas(REFUSALS);
 
 const JsonFormatSchema = z.strictObject({
   type: z.literal("json_schema"),
@@ -204,15 +202,8 @@ export function messagesHeadOf(body: unknown): {
  */
 export function messagesRequestToNeutral(body: unknown, route: string): NeutralMessagesCall {
   const request = validate(MessagesRequestSchema, body);
-  const issues: ValidationIssue[] = [];
+  const issues = refusalIssues(request, REFUSALS);
   const warnings: string[] = [];
-  const fields = request as Record<string, unknown>;
-  for (const [field, reason] of Object.entries(REFUSALS)) {
-    const value = fields[field];
-    if (value === undefined || value === null) continue;
-    const message = reason(value);
-    if (message !== undefined) issues.push({ path: field, message });
-  }
   const cache = new CacheMarks();
   if (request.cache_control !== undefined && request.cache_control !== null) cache.mark("cache_control");
   if (request.context_management !== undefined && request.context_management !== null) {
@@ -386,7 +377,7 @@ function sourcePartOf(block: Block, where: string, issues: ValidationIssue[]): C
       const part: ContentPart = image
         ? { type: "image", mediaType: source.media_type, data: source.data }
         : { type: "file", mediaType: source.media_type, data: source.data };
-      return checked(named(part), `${where}.source`, issues);
+      return checkedPart(named(part), `${where}.source`, issues);
     }
     case "url": {
       if (typeof source.url !== "string") {
@@ -396,7 +387,7 @@ function sourcePartOf(block: Block, where: string, issues: ValidationIssue[]): C
       const part: ContentPart = image
         ? { type: "image", url: source.url }
         : { type: "file", url: source.url };
-      return checked(named(part), `${where}.source.url`, issues);
+      return checkedPart(named(part), `${where}.source.url`, issues);
     }
     case "text": {
       if (image || typeof source.data !== "string") {
@@ -407,7 +398,7 @@ function sourcePartOf(block: Block, where: string, issues: ValidationIssue[]): C
         return undefined;
       }
       const data = bytesToBase64(encoder.encode(source.data));
-      return checked(named({ type: "file", mediaType: "text/plain", data }), `${where}.source`, issues);
+      return checkedPart(named({ type: "file", mediaType: "text/plain", data }), `${where}.source`, issues);
     }
     case "file":
       issues.push({
@@ -422,16 +413,6 @@ function sourcePartOf(block: Block, where: string, issues: ValidationIssue[]): C
       });
       return undefined;
   }
-}
-
-/** `part` through the neutral schema; its issues named at `field`. */
-function checked(part: ContentPart, field: string, issues: ValidationIssue[]): ContentPart | undefined {
-  const result = z.safeParse(ContentPartSchema, part);
-  if (result.success) return result.data;
-  for (const issue of issuesOf(result.error.issues)) {
-    issues.push({ path: field, message: issue.message });
-  }
-  return undefined;
 }
 
 /** Server tool blocks: Anthropic ran them; another route has nothing to replay them as. */

@@ -1,17 +1,8 @@
-/**
- * The `input` of a Responses request as neutral messages: message items (user, assistant, system,
- * developer) with their parts, function and custom tool calls and their outputs, and reasoning items.
- * Consecutive assistant items are one assistant turn; a reasoning item whose `encrypted_content` is a
- * gateway envelope gives that turn the route's `native` back (see `request.ts`).
- *
- * @module
- */
-import * as z from "zod/mini";
 import { parseToolArguments } from "../../core/collect-stream.ts";
 import type { Content, ContentPart } from "../../core/content.ts";
-import { ContentPartSchema } from "../../core/content-schema.ts";
 import type { MessageInput, Native, ToolCallInput, ToolResultInput } from "../../core/message.ts";
-import { issuesOf, type ValidationIssue } from "../../core/validation-error.ts";
+import type { ValidationIssue } from "../../core/validation-error.ts";
+import { checkedPart } from "../dialect-fields.ts";
 import { isEnvelope, nativeFromEnvelopes } from "../reasoning-envelope.ts";
 
 /** What a request that needs stored state is told. */
@@ -253,7 +244,12 @@ function partOf(
         issues.push({ path: `${where}.image_url`, message: "expected string (an https or data: URL)" });
         return undefined;
       }
-      return checked({ type: "image", url: part.image_url }, where, `${where}.image_url`, issues);
+      return checkedPart(
+        { type: "image", url: part.image_url },
+        `${where}.image_url`,
+        issues,
+        `${where}.filename`,
+      );
     }
     case "input_file": {
       if (part.file_id !== undefined && part.file_id !== null) {
@@ -275,10 +271,20 @@ function partOf(
           });
           return undefined;
         }
-        return checked({ type: "file", url: data, ...named }, where, `${where}.file_data`, issues);
+        return checkedPart(
+          { type: "file", url: data, ...named },
+          `${where}.file_data`,
+          issues,
+          `${where}.filename`,
+        );
       }
       if (typeof part.file_url === "string")
-        return checked({ type: "file", url: part.file_url, ...named }, where, `${where}.file_url`, issues);
+        return checkedPart(
+          { type: "file", url: part.file_url, ...named },
+          `${where}.file_url`,
+          issues,
+          `${where}.filename`,
+        );
       issues.push({ path: `${where}.file_data`, message: "required: file_data (or file_url)" });
       return undefined;
     }
@@ -289,22 +295,4 @@ function partOf(
       });
       return undefined;
   }
-}
-
-/** `part` through the neutral schema (which reads a data: URL as inline data); issues named at `field`. */
-function checked(
-  part: ContentPart,
-  where: string,
-  field: string,
-  issues: ValidationIssue[],
-): ContentPart | undefined {
-  const result = z.safeParse(ContentPartSchema, part);
-  if (result.success) return result.data;
-  for (const issue of issuesOf(result.error.issues)) {
-    issues.push({
-      path: issue.path.endsWith("filename") ? `${where}.filename` : field,
-      message: issue.message,
-    });
-  }
-  return undefined;
 }

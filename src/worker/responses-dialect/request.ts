@@ -31,6 +31,7 @@ import type { MessageInput } from "../../core/message.ts";
 import { prepareResponseFormat } from "../../core/structured-output.ts";
 import type { ToolSpecInput } from "../../core/tool-spec.ts";
 import { ValidationError, type ValidationIssue, validate } from "../../core/validation-error.ts";
+import { type FieldRefusals, refusalIssues, refusedFieldSchemas } from "../dialect-fields.ts";
 import { inputMessages, NO_STORE } from "./input.ts";
 
 /** How the dialect treats one Responses request field. */
@@ -95,7 +96,7 @@ export const RESPONSES_REQUEST_FIELDS = {
 } as const satisfies Readonly<Record<string, { handling: ResponsesFieldHandling; note: string }>>;
 
 /** Why a refused field's value is refused, or undefined when it holds its default. */
-const REFUSALS: Record<string, (value: unknown) => string | undefined> = {
+const REFUSALS: FieldRefusals = {
   previous_response_id: () => `${NO_STORE}, not previous_response_id`,
   conversation: () => "the gateway stores no conversations: send the whole input each turn",
   background: (value) => (value === false ? undefined : "background responses are not supported"),
@@ -114,9 +115,7 @@ const JsonSchemaFormat = z.strictObject({
   description: z.optional(z.string()),
 });
 
-const refusedFields = Object.fromEntries(
-  Object.keys(REFUSALS).map((field) => [field, z.optional(z.unknown())]),
-) as Record<string, z.ZodMiniOptional<z.ZodMiniUnknown>>;
+const refusedFields = refusedFieldSchemas(REFUSALS);
 
 /** A Responses request: every field of {@link RESPONSES_REQUEST_FIELDS}, and no other. */
 export const ResponsesRequestSchema = z.strictObject({
@@ -207,15 +206,8 @@ export interface NeutralResponsesCall {
  */
 export function responsesRequestToNeutral(body: unknown, route: string): NeutralResponsesCall {
   const request = validate(ResponsesRequestSchema, body);
-  const issues: ValidationIssue[] = [];
+  const issues = refusalIssues(request, REFUSALS);
   const warnings: string[] = [];
-  const fields = request as Record<string, unknown>;
-  for (const [field, reason] of Object.entries(REFUSALS)) {
-    const value = fields[field];
-    if (value === undefined || value === null) continue;
-    const message = reason(value);
-    if (message !== undefined) issues.push({ path: field, message });
-  }
   if (request.store === true) issues.push({ path: "store", message: NO_STORE });
   for (const [index, value] of (request.include ?? []).entries()) {
     if (value === "message.output_text.logprobs")
