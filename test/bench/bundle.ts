@@ -59,11 +59,11 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     target: 24_000,
   },
   // Every adapter, the substrate, the agent loop and zod/mini; 68.8 KB until issue 17 (native calls,
-  // ~1.5 KB) and issue 18 (the google-gemini protocol with gemini(), ~5.2 KB; vertex() with the
+  // ~1.5 KB; Bedrock's cache_control.scope strip, 0.2 KB) and issue 18 (the google-gemini protocol with gemini(), ~5.2 KB; vertex() with the
   // service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 80_600, target: 30_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 81_000, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

@@ -12,6 +12,8 @@ declare const env: {
   AWS_SESSION_TOKEN?: string;
   AWS_BEARER_TOKEN_BEDROCK?: string;
   MODEL_CHAIN: string;
+  GEMINI_API_KEY: string;
+  GOOGLE_SERVICE_ACCOUNT_JSON: string;
 };
 declare const apiKey: string;
 declare const openaiKey: string;
@@ -27,6 +29,8 @@ declare const second: import("modelwire").Response;
 declare const cooldownStore: import("modelwire").CooldownStore;
 declare const geminiFactory: import("modelwire").ProviderFactory;
 declare const sessionId: string;
+declare const project: string;
+declare const myTokens: { get(): Promise<string> };
 declare const id: string;
 declare const body: string;
 declare const url: string;
