@@ -8,6 +8,9 @@
  * - `x-modelwire-dropped-betas`: the beta flags the upstream does not take, comma-separated (Bedrock
  *   InvokeModel takes only some).
  *
+ * A stream whose upstream answered after the gateway's hold (`streamHoldMs`) had already started its
+ * response: these then come as SSE comment lines (`: x-modelwire-warnings: […]`) before its first event.
+ *
  * @module
  */
 

@@ -118,7 +118,8 @@ export function sseResponse(
 
 /**
  * A stream that opened, and the response headers it brings (known only once the upstream answered: the
- * beta flags it left out, say). Past the hold the response has started: those headers are not sent.
+ * beta flags it left out, say). Past the hold the response has started: those headers are sent as SSE
+ * comment lines (`: name: value`) before the first event instead.
  */
 export interface OpenedFrames {
   frames: FrameSource;
@@ -175,7 +176,12 @@ export async function heldSseResponse(
           continue;
         }
         if ("error" in next) throw next.error;
-        yield* (next as OpenedFrames).frames;
+        const opened = next as OpenedFrames;
+        // The response started before these were known: they go out as comment lines instead, each
+        // `name: value`, before the stream's first event.
+        for (const [name, value] of Object.entries(opened.headers ?? {}))
+          yield { comment: `${name}: ${value}` };
+        yield* opened.frames;
         return;
       }
     })(),
