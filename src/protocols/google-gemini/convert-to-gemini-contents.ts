@@ -70,8 +70,8 @@ const DATA_FIELDS = ["inlineData", "fileData", "functionCall", "functionResponse
  *   mismatch the turn is rebuilt from `content` and `toolCalls` as a `model` content, its thoughts and
  *   signatures dropped with a warning (never demoted to text); on a model that requires signatures
  *   (Gemini 3) the first rebuilt call carries Google's documented placeholder `SKIP_THOUGHT_SIGNATURE`.
- * - No empty part is sent: `""` text without a signature is left out, a part without any data is left out
- *   with a warning; turns left empty are dropped, consecutive turns of one role merged, every call answered
+ * - No empty part is sent: `""` text without a signature is left out, a signature without text goes on
+ *   `""` text, a part without any data is left out with a warning; turns left empty are dropped, consecutive turns of one role merged, every call answered
  *   in the next turn (an error result for a call without one), a result answering no call sent as text.
  */
 export function convertToGeminiContents(
@@ -283,8 +283,14 @@ function replayNative(
       pieces.push({ part });
       continue;
     }
-    if (!hasData && typeof part.thoughtSignature !== "string") {
-      warnings.push(`${where}: a part without any data; left out`);
+    if (!hasData) {
+      if (typeof part.thoughtSignature !== "string") {
+        warnings.push(`${where}: a part without any data; left out`);
+        continue;
+      }
+      // A signature alone is a part without data, which the API rejects: it goes back the way responses
+      // carry one, on an empty text.
+      pieces.push({ part: { text: "", ...part } });
       continue;
     }
     // inlineData (generated images), executableCode, server tool parts, kinds this version does not know.

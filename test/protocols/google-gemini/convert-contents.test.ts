@@ -75,4 +75,32 @@ describe("Gemini contents", () => {
       { text: "and now?" },
     ]);
   });
+
+  it("a stored part with only a thought signature goes back on an empty text, never as a part without data", () => {
+    const history: unknown[] = [
+      { role: "user", content: "hi" },
+      {
+        role: "assistant",
+        content: "Hello",
+        native: {
+          protocol: "google-gemini",
+          origin: "gemini",
+          model: FLASH,
+          blocks: [
+            { text: "Hello" },
+            { thoughtSignature: "RU5ELVNJRw==" },
+            { thought: true, thoughtSignature: "VA==" },
+          ],
+        },
+      },
+      { role: "user", content: "more" },
+    ];
+    const { body, warnings } = build(history);
+    expect(body.contents[1]!.parts).toEqual([
+      { text: "Hello" },
+      { text: "", thoughtSignature: "RU5ELVNJRw==" },
+      { text: "", thought: true, thoughtSignature: "VA==" },
+    ]);
+    expect(warnings).toEqual([]);
+  });
 });
