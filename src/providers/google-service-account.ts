@@ -62,7 +62,8 @@ export interface AccessTokenSource {
   /**
    * A token valid for at least the refresh margin: the cached one, the one the exchange under way brings,
    * or a new exchange's. `signal` stops this caller's wait (the exchange goes on for the others). A failed
-   * exchange rejects with a `ProviderError` (`auth` when Google refused it) and is not cached.
+   * exchange is not cached; it rejects with a `ProviderError` (`auth` when Google refused it), unless the
+   * cached token has not expired yet: that one is returned (a refresh fails without failing the call).
    */
   token(signal?: AbortSignal): Promise<string>;
   /** Forgets `token` (an upstream answered 401 to it): the next `token()` exchanges again. */
@@ -81,8 +82,10 @@ const KEPT_TOKENS = 4;
 
 interface CachedToken {
   token: string;
-  /** When it stops being handed out (expiry minus the refresh margin), in ms. */
+  /** When it is replaced (expiry minus the refresh margin), in ms. */
   refreshAt: number;
+  /** When it expires, in ms: until then it still serves when a refresh fails. */
+  expiresAt: number;
 }
 
 /**
@@ -316,7 +319,12 @@ export function googleServiceAccountTokens(
     remember(token);
     const lifetimeMs =
       typeof json.expires_in === "number" && json.expires_in > 0 ? json.expires_in * 1000 : 3_600_000;
-    return { token, refreshAt: now() + lifetimeMs - Math.min(refreshBeforeMs, lifetimeMs / 2) };
+    const issuedAt = now();
+    return {
+      token,
+      refreshAt: issuedAt + lifetimeMs - Math.min(refreshBeforeMs, lifetimeMs / 2),
+      expiresAt: issuedAt + lifetimeMs,
+    };
   };
 
   return {
@@ -338,7 +346,14 @@ export function googleServiceAccountTokens(
           },
         );
       }
-      return (await untilAborted(pending, signal)).token;
+      try {
+        return (await untilAborted(pending, signal)).token;
+      } catch (error) {
+        // A refresh that failed while the cached token has not expired (a blip at the token endpoint): that
+        // token still serves, and the next call tries the refresh again.
+        if (!signal?.aborted && cached && now() < cached.expiresAt) return cached.token;
+        throw error;
+      }
     },
     invalidate(token) {
       if (cached?.token === token) cached = undefined;

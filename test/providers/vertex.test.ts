@@ -404,6 +404,39 @@ describe("vertex() auth modes", () => {
     expect([empty.kind, empty.retryable]).toEqual(["auth", false]);
   });
 
+  it("a refresh that fails while the cached token has not expired yet does not fail the call", async () => {
+    const { account } = await fakeServiceAccount();
+    const clock = fakeClock();
+    let down = false;
+    const google = fakeGoogle({
+      token: (_exchange, count) =>
+        down
+          ? new Response("upstream connect error", { status: 503 })
+          : { token: `ya29.kept-${count}-0123456789`, expiresIn: 3600 },
+      api: () => Response.json(MESSAGE),
+    });
+    const provider = claude(google.fetch, { accessToken: undefined, credentials: account, now: clock.now });
+    await provider.complete(HISTORY);
+    down = true;
+    // Inside the five-minute refresh margin: the refresh fails, the cached token still serves.
+    clock.advance(3_300_000);
+    await provider.complete(HISTORY);
+    clock.advance(299_999);
+    await provider.complete(HISTORY);
+    expect(google.exchanges).toHaveLength(3);
+    expect(google.calls.map((call) => call.headers.get("authorization"))).toEqual(
+      Array(3).fill("Bearer ya29.kept-1-0123456789"),
+    );
+    // Expired: the failure is the call's.
+    clock.advance(1);
+    const error = (await failure(() => provider.complete(HISTORY))) as ProviderError;
+    expect([error.kind, error.status]).toEqual(["overloaded", 503]);
+    expect(google.calls).toHaveLength(3);
+    down = false;
+    await provider.complete(HISTORY);
+    expect(google.calls[3]!.headers.get("authorization")).toBe("Bearer ya29.kept-5-0123456789");
+  });
+
   it("a short-lived token is refreshed at half its life, not after it expired", async () => {
     const { account } = await fakeServiceAccount();
     const clock = fakeClock();
