@@ -9,7 +9,7 @@ import {
   ValidationError,
   vertex,
 } from "../../src/index.ts";
-import { mapVertexAnthropicError } from "../../src/protocols/index.ts";
+import { googleServiceAccountTokens, mapVertexAnthropicError } from "../../src/protocols/index.ts";
 import { vertexURL } from "../../src/providers/vertex-url.ts";
 import {
   errorTexts,
@@ -379,6 +379,34 @@ describe("vertex() auth modes", () => {
     expect((await patient).message.content).toBe("Hi.");
     expect(google.exchanges).toHaveLength(1);
     expect(google.calls).toHaveLength(1);
+  });
+
+  it("callers waiting on another caller's exchange that failed with it try one more, shared; not when Google refused the key", async () => {
+    const { account } = await fakeServiceAccount();
+    let fail: (error: Error) => void = () => {};
+    const first = new Promise<never>((_resolve, reject) => {
+      fail = reject;
+    });
+    first.catch(() => {});
+    const google = fakeGoogle({
+      token: (_exchange, count) => (count === 1 ? first : { token: `ya29.retried-${count}-0123456789` }),
+    });
+    const tokens = googleServiceAccountTokens(account, { fetch: google.fetch });
+    const starter = tokens.token();
+    const waiters = [tokens.token(), tokens.token()];
+    // The starter's request is cancelled: its exchange's fetch fails with it.
+    fail(new TypeError("the request that started this fetch was cancelled"));
+    expect(((await failure(() => starter)) as ProviderError).kind).toBe("network");
+    expect(await Promise.all(waiters)).toEqual(Array(2).fill("ya29.retried-2-0123456789"));
+    expect(google.exchanges).toHaveLength(2);
+
+    const refusing = fakeGoogle({
+      token: () => Response.json({ error: "invalid_grant" }, { status: 400 }),
+    });
+    const refused = googleServiceAccountTokens(account, { fetch: refusing.fetch });
+    const all = await Promise.allSettled([refused.token(), refused.token(), refused.token()]);
+    expect(all.map((settled) => settled.status)).toEqual(Array(3).fill("rejected"));
+    expect(refusing.exchanges).toHaveLength(1);
   });
 
   it("a token endpoint that is down is retryable (server / network), not auth", async () => {
