@@ -326,32 +326,53 @@ describe("vertex() auth modes", () => {
     expect(error.message).toMatch(/accessToken\(\) failed: metadata server unreachable/);
   });
 
-  it("a 401 forgets the cached service-account token: the next call exchanges again", async () => {
+  it("a 401 forgets the cached service-account token and sends the call once more with a fresh one", async () => {
     const { account } = await fakeServiceAccount();
-    let status = 401;
+    let rejected = 1;
+    const unauthenticated = () =>
+      Response.json(
+        {
+          error: {
+            code: 401,
+            status: "UNAUTHENTICATED",
+            message: "Request had invalid authentication credentials.",
+          },
+        },
+        { status: 401 },
+      );
     const google = fakeGoogle({
       token: (_exchange, count) => ({ token: `ya29.sa-token-${count}-0123456789` }),
-      api: () =>
-        status === 200
-          ? Response.json(MESSAGE)
-          : Response.json(
-              {
-                error: {
-                  code: 401,
-                  status: "UNAUTHENTICATED",
-                  message: "Request had invalid authentication credentials.",
-                },
-              },
-              { status },
-            ),
+      api: () => (rejected-- > 0 ? unauthenticated() : Response.json(MESSAGE)),
     });
     const provider = claude(google.fetch, { accessToken: undefined, credentials: account });
-    const error = (await failure(() => provider.complete(HISTORY))) as ProviderError;
-    expect([error.kind, error.code]).toEqual(["auth", "UNAUTHENTICATED"]);
-    status = 200;
+    expect((await provider.complete(HISTORY)).message.content).toBe("Hi.");
+    expect(google.exchanges).toHaveLength(2);
+    expect(google.calls.map((call) => [call.headers.get("authorization"), call.text])).toEqual([
+      ["Bearer ya29.sa-token-1-0123456789", google.calls[0]!.text],
+      ["Bearer ya29.sa-token-2-0123456789", google.calls[0]!.text],
+    ]);
+    expect(JSON.parse(google.calls[1]!.text)).toMatchObject({ messages: [{ role: "user" }] });
+    // The fresh token is the cached one now.
     await provider.complete(HISTORY);
     expect(google.exchanges).toHaveLength(2);
-    expect(google.calls[1]!.headers.get("authorization")).toBe("Bearer ya29.sa-token-2-0123456789");
+    // A 401 to the fresh token too: once more only, then the 401 is the call's answer.
+    rejected = 5;
+    const error = (await failure(() => provider.complete(HISTORY))) as ProviderError;
+    expect([error.kind, error.code]).toEqual(["auth", "UNAUTHENTICATED"]);
+    expect(google.calls).toHaveLength(5);
+    expect(google.exchanges).toHaveLength(3);
+    // A host function that gives the same token again: nothing new to send, no second request.
+    let asked = 0;
+    const fixed = fakeGoogle({ api: unauthenticated });
+    await failure(() =>
+      claude(fixed.fetch, {
+        accessToken: () => {
+          asked++;
+          return TOKEN;
+        },
+      }).complete(HISTORY),
+    );
+    expect([fixed.calls.length, asked]).toEqual([1, 2]);
   });
 
   it("the call's signal and first-byte deadline cover the wait for a token; the exchange goes on for others", async () => {
