@@ -63,8 +63,9 @@ export interface AccessTokenSource {
    * A token valid for at least the refresh margin: the cached one, the one the exchange under way brings,
    * or a new exchange's. `signal` stops this caller's wait (the exchange goes on for the others). A caller
    * that waited on another's exchange and saw it fail (other than Google refusing the key) tries one more
-   * exchange. A failed exchange is not cached; it rejects with a `ProviderError` (`auth` when Google refused it), unless the
-   * cached token has not expired yet: that one is returned (a refresh fails without failing the call).
+   * exchange. A failed exchange is not cached; it rejects with a `ProviderError` (`auth` when Google
+   * refused it), unless the cached token has not expired yet: that one is returned (a failed refresh does
+   * not fail the call).
    */
   token(signal?: AbortSignal): Promise<string>;
   /** Forgets `token` (an upstream answered 401 to it): the next `token()` exchanges again. */
