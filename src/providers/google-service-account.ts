@@ -61,8 +61,11 @@ export interface ServiceAccountTokenOptions {
 export interface AccessTokenSource {
   /**
    * A token valid for at least the refresh margin: the cached one, the one the exchange under way brings,
-   * or a new exchange's. `signal` stops this caller's wait (the exchange goes on for the others). A failed
-   * exchange rejects with a `ProviderError` (`auth` when Google refused it) and is not cached.
+   * or a new exchange's. `signal` stops this caller's wait (the exchange goes on for the others). A caller
+   * that waited on another's exchange and saw it fail (other than Google refusing the key) tries one more
+   * exchange. A failed exchange is not cached; it rejects with a `ProviderError` (`auth` when Google
+   * refused it), unless the cached token has not expired yet: that one is returned (a failed refresh does
+   * not fail the call).
    */
   token(signal?: AbortSignal): Promise<string>;
   /** Forgets `token` (an upstream answered 401 to it): the next `token()` exchanges again. */
@@ -81,8 +84,10 @@ const KEPT_TOKENS = 4;
 
 interface CachedToken {
   token: string;
-  /** When it stops being handed out (expiry minus the refresh margin), in ms. */
+  /** When it is replaced (expiry minus the refresh margin), in ms. */
   refreshAt: number;
+  /** When it expires, in ms: until then it still serves when a refresh fails. */
+  expiresAt: number;
 }
 
 /**
@@ -316,29 +321,56 @@ export function googleServiceAccountTokens(
     remember(token);
     const lifetimeMs =
       typeof json.expires_in === "number" && json.expires_in > 0 ? json.expires_in * 1000 : 3_600_000;
-    return { token, refreshAt: now() + lifetimeMs - Math.min(refreshBeforeMs, lifetimeMs / 2) };
+    const issuedAt = now();
+    return {
+      token,
+      refreshAt: issuedAt + lifetimeMs - Math.min(refreshBeforeMs, lifetimeMs / 2),
+      expiresAt: issuedAt + lifetimeMs,
+    };
+  };
+
+  /** The exchange under way, or a new one; `mine` when this call started it. */
+  const shared = (): { exchange: Promise<CachedToken>; mine: boolean } => {
+    if (pending) return { exchange: pending, mine: false };
+    const started = exchange().then((fresh) => {
+      cached = fresh;
+      return fresh;
+    });
+    pending = started;
+    // Cleared either way: a failed exchange is not cached, the next call tries again.
+    const clear = () => {
+      if (pending === started) pending = undefined;
+    };
+    started.then(clear, clear);
+    return { exchange: started, mine: true };
+  };
+
+  /** A fresh token; a caller that waited on another caller's exchange tries once more if it failed. */
+  const fresh = async (signal: AbortSignal | undefined): Promise<CachedToken> => {
+    const first = shared();
+    try {
+      return await untilAborted(first.exchange, signal);
+    } catch (error) {
+      // An exchange can fail with the call that started it (a cancelled Worker request takes its I/O with
+      // it): a waiter whose own call goes on starts (or joins) one more, unless Google refused the key.
+      const refused = error instanceof ProviderError && !error.retryable;
+      if (first.mine || signal?.aborted || refused) throw error;
+      if (pending === first.exchange) pending = undefined;
+      return await untilAborted(shared().exchange, signal);
+    }
   };
 
   return {
     async token(signal) {
       if (cached && now() < cached.refreshAt) return cached.token;
-      if (!pending) {
-        const started = exchange().then((fresh) => {
-          cached = fresh;
-          return fresh;
-        });
-        pending = started;
-        // Cleared either way: a failed exchange is not cached, the next call tries again.
-        started.then(
-          () => {
-            if (pending === started) pending = undefined;
-          },
-          () => {
-            if (pending === started) pending = undefined;
-          },
-        );
+      try {
+        return (await fresh(signal)).token;
+      } catch (error) {
+        // A refresh that failed while the cached token has not expired (a blip at the token endpoint): that
+        // token still serves, and the next call tries the refresh again.
+        if (!signal?.aborted && cached && now() < cached.expiresAt) return cached.token;
+        throw error;
       }
-      return (await untilAborted(pending, signal)).token;
     },
     invalidate(token) {
       if (cached?.token === token) cached = undefined;

@@ -344,16 +344,38 @@ function claudeOnVertex(vertexContext: VertexPublisherContext): HttpProvider {
 /**
  * `fetch` with `authorization: Bearer <token>` from `tokens` on every request: the wait for a token is
  * part of the call (its deadline and its signal cover it). A 401 answer forgets the token it was sent
- * with, so the next call gets a fresh one.
+ * with; when the source then gives a different one (a service account's new exchange, or a newer token
+ * another call already got; a host function's next token), the request is sent once more with it — its
+ * body is a string, sent again as it is. Otherwise (the same token, no token, a body that cannot be sent
+ * twice) the 401 is the answer.
  */
 function bearerFetch(inner: typeof fetch | undefined, tokens: AccessTokenSource): typeof fetch {
   return (async (input: RequestInfo | URL, init?: RequestInit) => {
-    const token = await tokens.token(init?.signal ?? undefined);
-    const headers = new Headers(init?.headers);
-    headers.set("authorization", `Bearer ${token}`);
-    const response = await (inner ?? globalThis.fetch)(input, { ...init, headers });
-    if (response.status === 401) tokens.invalidate(token);
-    return response;
+    const signal = init?.signal ?? undefined;
+    const send = (token: string) => {
+      const headers = new Headers(init?.headers);
+      headers.set("authorization", `Bearer ${token}`);
+      return (inner ?? globalThis.fetch)(input, { ...init, headers });
+    };
+    const token = await tokens.token(signal);
+    const response = await send(token);
+    if (response.status !== 401) return response;
+    tokens.invalidate(token);
+    const body = init?.body;
+    if (input instanceof Request || (body !== undefined && body !== null && typeof body !== "string")) {
+      return response;
+    }
+    let fresh: string;
+    try {
+      fresh = await tokens.token(signal);
+    } catch (error) {
+      if (signal?.aborted) throw error;
+      // No new token: the call's own answer stands.
+      return response;
+    }
+    if (fresh === token) return response;
+    await response.body?.cancel().catch(() => {});
+    return send(fresh);
   }) as typeof fetch;
 }
 

@@ -9,7 +9,7 @@ import {
   ValidationError,
   vertex,
 } from "../../src/index.ts";
-import { mapVertexAnthropicError } from "../../src/protocols/index.ts";
+import { googleServiceAccountTokens, mapVertexAnthropicError } from "../../src/protocols/index.ts";
 import { vertexURL } from "../../src/providers/vertex-url.ts";
 import {
   errorTexts,
@@ -326,32 +326,53 @@ describe("vertex() auth modes", () => {
     expect(error.message).toMatch(/accessToken\(\) failed: metadata server unreachable/);
   });
 
-  it("a 401 forgets the cached service-account token: the next call exchanges again", async () => {
+  it("a 401 forgets the cached service-account token and sends the call once more with a fresh one", async () => {
     const { account } = await fakeServiceAccount();
-    let status = 401;
+    let rejected = 1;
+    const unauthenticated = () =>
+      Response.json(
+        {
+          error: {
+            code: 401,
+            status: "UNAUTHENTICATED",
+            message: "Request had invalid authentication credentials.",
+          },
+        },
+        { status: 401 },
+      );
     const google = fakeGoogle({
       token: (_exchange, count) => ({ token: `ya29.sa-token-${count}-0123456789` }),
-      api: () =>
-        status === 200
-          ? Response.json(MESSAGE)
-          : Response.json(
-              {
-                error: {
-                  code: 401,
-                  status: "UNAUTHENTICATED",
-                  message: "Request had invalid authentication credentials.",
-                },
-              },
-              { status },
-            ),
+      api: () => (rejected-- > 0 ? unauthenticated() : Response.json(MESSAGE)),
     });
     const provider = claude(google.fetch, { accessToken: undefined, credentials: account });
-    const error = (await failure(() => provider.complete(HISTORY))) as ProviderError;
-    expect([error.kind, error.code]).toEqual(["auth", "UNAUTHENTICATED"]);
-    status = 200;
+    expect((await provider.complete(HISTORY)).message.content).toBe("Hi.");
+    expect(google.exchanges).toHaveLength(2);
+    expect(google.calls.map((call) => [call.headers.get("authorization"), call.text])).toEqual([
+      ["Bearer ya29.sa-token-1-0123456789", google.calls[0]!.text],
+      ["Bearer ya29.sa-token-2-0123456789", google.calls[0]!.text],
+    ]);
+    expect(JSON.parse(google.calls[1]!.text)).toMatchObject({ messages: [{ role: "user" }] });
+    // The fresh token is the cached one now.
     await provider.complete(HISTORY);
     expect(google.exchanges).toHaveLength(2);
-    expect(google.calls[1]!.headers.get("authorization")).toBe("Bearer ya29.sa-token-2-0123456789");
+    // A 401 to the fresh token too: once more only, then the 401 is the call's answer.
+    rejected = 5;
+    const error = (await failure(() => provider.complete(HISTORY))) as ProviderError;
+    expect([error.kind, error.code]).toEqual(["auth", "UNAUTHENTICATED"]);
+    expect(google.calls).toHaveLength(5);
+    expect(google.exchanges).toHaveLength(3);
+    // A host function that gives the same token again: nothing new to send, no second request.
+    let asked = 0;
+    const fixed = fakeGoogle({ api: unauthenticated });
+    await failure(() =>
+      claude(fixed.fetch, {
+        accessToken: () => {
+          asked++;
+          return TOKEN;
+        },
+      }).complete(HISTORY),
+    );
+    expect([fixed.calls.length, asked]).toEqual([1, 2]);
   });
 
   it("the call's signal and first-byte deadline cover the wait for a token; the exchange goes on for others", async () => {
@@ -381,6 +402,34 @@ describe("vertex() auth modes", () => {
     expect(google.calls).toHaveLength(1);
   });
 
+  it("callers waiting on another caller's exchange that failed with it try one more, shared; not when Google refused the key", async () => {
+    const { account } = await fakeServiceAccount();
+    let fail: (error: Error) => void = () => {};
+    const first = new Promise<never>((_resolve, reject) => {
+      fail = reject;
+    });
+    first.catch(() => {});
+    const google = fakeGoogle({
+      token: (_exchange, count) => (count === 1 ? first : { token: `ya29.retried-${count}-0123456789` }),
+    });
+    const tokens = googleServiceAccountTokens(account, { fetch: google.fetch });
+    const starter = tokens.token();
+    const waiters = [tokens.token(), tokens.token()];
+    // The starter's request is cancelled: its exchange's fetch fails with it.
+    fail(new TypeError("the request that started this fetch was cancelled"));
+    expect(((await failure(() => starter)) as ProviderError).kind).toBe("network");
+    expect(await Promise.all(waiters)).toEqual(Array(2).fill("ya29.retried-2-0123456789"));
+    expect(google.exchanges).toHaveLength(2);
+
+    const refusing = fakeGoogle({
+      token: () => Response.json({ error: "invalid_grant" }, { status: 400 }),
+    });
+    const refused = googleServiceAccountTokens(account, { fetch: refusing.fetch });
+    const all = await Promise.allSettled([refused.token(), refused.token(), refused.token()]);
+    expect(all.map((settled) => settled.status)).toEqual(Array(3).fill("rejected"));
+    expect(refusing.exchanges).toHaveLength(1);
+  });
+
   it("a token endpoint that is down is retryable (server / network), not auth", async () => {
     const { account } = await fakeServiceAccount();
     const google = fakeGoogle({ token: () => new Response("upstream connect error", { status: 503 }) });
@@ -402,6 +451,39 @@ describe("vertex() auth modes", () => {
       claude(noToken.fetch, { accessToken: undefined, credentials: account }).complete(HISTORY),
     )) as ProviderError;
     expect([empty.kind, empty.retryable]).toEqual(["auth", false]);
+  });
+
+  it("a refresh that fails while the cached token has not expired yet does not fail the call", async () => {
+    const { account } = await fakeServiceAccount();
+    const clock = fakeClock();
+    let down = false;
+    const google = fakeGoogle({
+      token: (_exchange, count) =>
+        down
+          ? new Response("upstream connect error", { status: 503 })
+          : { token: `ya29.kept-${count}-0123456789`, expiresIn: 3600 },
+      api: () => Response.json(MESSAGE),
+    });
+    const provider = claude(google.fetch, { accessToken: undefined, credentials: account, now: clock.now });
+    await provider.complete(HISTORY);
+    down = true;
+    // Inside the five-minute refresh margin: the refresh fails, the cached token still serves.
+    clock.advance(3_300_000);
+    await provider.complete(HISTORY);
+    clock.advance(299_999);
+    await provider.complete(HISTORY);
+    expect(google.exchanges).toHaveLength(3);
+    expect(google.calls.map((call) => call.headers.get("authorization"))).toEqual(
+      Array(3).fill("Bearer ya29.kept-1-0123456789"),
+    );
+    // Expired: the failure is the call's.
+    clock.advance(1);
+    const error = (await failure(() => provider.complete(HISTORY))) as ProviderError;
+    expect([error.kind, error.status]).toEqual(["overloaded", 503]);
+    expect(google.calls).toHaveLength(3);
+    down = false;
+    await provider.complete(HISTORY);
+    expect(google.calls[3]!.headers.get("authorization")).toBe("Bearer ya29.kept-5-0123456789");
   });
 
   it("a short-lived token is refreshed at half its life, not after it expired", async () => {

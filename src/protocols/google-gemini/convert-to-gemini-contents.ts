@@ -59,8 +59,9 @@ const DATA_FIELDS = ["inlineData", "fileData", "functionCall", "functionResponse
  * stored history holds (seed 004); what it cannot send faithfully it drops or repairs, and says so.
  *
  * - System messages become `systemInstruction` (text only: a part there is refused).
- * - User and tool messages become `user` contents: function responses first (`{ name, response: { output } }`,
- *   `{ error }` for a failed tool; `id` only when the call it answers had one), then text and media
+ * - User and tool messages become `user` contents: function responses first, in the order of the calls they
+ *   answer (the API pairs them by order; `{ name, response: { output } }`, `{ error }` for a failed tool;
+ *   `id` only when the call it answers had one), then text and media
  *   (`inlineData` / `fileData`, see `geminiPartOf`). A result's images and files ride in
  *   `functionResponse.parts` on Gemini 3, and follow the responses as parts of the same turn elsewhere.
  * - An assistant message whose `native` came from this protocol, endpoint and model is replayed from
@@ -69,8 +70,8 @@ const DATA_FIELDS = ["inlineData", "fileData", "functionCall", "functionResponse
  *   mismatch the turn is rebuilt from `content` and `toolCalls` as a `model` content, its thoughts and
  *   signatures dropped with a warning (never demoted to text); on a model that requires signatures
  *   (Gemini 3) the first rebuilt call carries Google's documented placeholder `SKIP_THOUGHT_SIGNATURE`.
- * - No empty part is sent: `""` text without a signature is left out, a part without any data is left out
- *   with a warning; turns left empty are dropped, consecutive turns of one role merged, every call answered
+ * - No empty part is sent: `""` text without a signature is left out, a signature without text goes on
+ *   `""` text, a part without any data is left out with a warning; turns left empty are dropped, consecutive turns of one role merged, every call answered
  *   in the next turn (an error result for a call without one), a result answering no call sent as text.
  */
 export function convertToGeminiContents(
@@ -107,7 +108,7 @@ export function convertToGeminiContents(
   const repaired = repairTurns(turns, piecesOf(refused), warnings);
   const contents: GeminiContent[] = [];
   /** The calls of the model turn before the one being written, by neutral id. */
-  let calls = new Map<string, { name: string; id: string | undefined }>();
+  let calls = new Map<string, GeminiCall>();
   for (const turn of repaired) {
     if (turn.role === "assistant") {
       calls = new Map();
@@ -116,22 +117,30 @@ export function convertToGeminiContents(
         if (!piece.part) continue;
         const call = piece.part.functionCall;
         if (piece.call !== undefined && call) {
-          calls.set(piece.call, { name: call.name, id: isNonEmptyString(call.id) ? call.id : undefined });
+          calls.set(piece.call, {
+            name: call.name,
+            id: isNonEmptyString(call.id) ? call.id : undefined,
+            position: calls.size,
+          });
         }
         parts.push(piece.part);
       }
       if (parts.length > 0) contents.push({ role: "model", parts });
       continue;
     }
-    const responses: GeminiPart[] = [];
+    const responses: { part: GeminiPart; position: number }[] = [];
     const others: GeminiPart[] = [];
     for (const piece of turn.content) {
       if (piece.result) {
         const call = calls.get(piece.result.id);
-        writeResult(piece.result, call, profile, refused, warnings, responses, others);
+        const part = writeResult(piece.result, call, profile, refused, warnings, others);
+        responses.push({ part, position: call?.position ?? Number.POSITIVE_INFINITY });
       } else if (piece.part) others.push(piece.part);
     }
-    const parts = [...responses, ...others];
+    // The API pairs responses with calls by order (it gives no ids): in the order of the calls, whatever
+    // order the results were recorded in (and the added error results, put first, take their call's place).
+    responses.sort((a, b) => a.position - b.position);
+    const parts = [...responses.map((response) => response.part), ...others];
     if (parts.length > 0) contents.push({ role: "user", parts });
     calls = new Map();
   }
@@ -139,16 +148,22 @@ export function convertToGeminiContents(
   return { systemInstruction, contents, warnings, refused };
 }
 
-/** Writes one result: its `functionResponse` onto `responses`, media parts it carries onto `others`. */
+/** A function call of the model turn before a user turn: its name, its API id, its place among the calls. */
+interface GeminiCall {
+  name: string;
+  id: string | undefined;
+  position: number;
+}
+
+/** One result as its `functionResponse` part; media parts it carries that cannot ride in it go onto `others`. */
 function writeResult(
   result: NonNullable<Piece["result"]>,
-  call: { name: string; id: string | undefined } | undefined,
+  call: GeminiCall | undefined,
   profile: GeminiModelProfile,
   refused: ValidationIssue[],
   warnings: string[],
-  responses: GeminiPart[],
   others: GeminiPart[],
-): void {
+): GeminiPart {
   const texts: string[] = [];
   const media: GeminiPart[] = [];
   if (typeof result.content === "string") texts.push(result.content);
@@ -176,7 +191,7 @@ function writeResult(
       others.push(...media);
     }
   }
-  responses.push({ functionResponse });
+  return { functionResponse };
 }
 
 function assistantPieces(
@@ -268,8 +283,14 @@ function replayNative(
       pieces.push({ part });
       continue;
     }
-    if (!hasData && typeof part.thoughtSignature !== "string") {
-      warnings.push(`${where}: a part without any data; left out`);
+    if (!hasData) {
+      if (typeof part.thoughtSignature !== "string") {
+        warnings.push(`${where}: a part without any data; left out`);
+        continue;
+      }
+      // A signature alone is a part without data, which the API rejects: it goes back the way responses
+      // carry one, on an empty text.
+      pieces.push({ part: { text: "", ...part } });
       continue;
     }
     // inlineData (generated images), executableCode, server tool parts, kinds this version does not know.

@@ -84,6 +84,11 @@ const ROWS: readonly Row[] = [
   ["gemini-3.1-pro", "level", 0, 0, false, ["LOW", "MEDIUM", "HIGH"], undefined],
   ["gemini-3-flash", "level", 0, 0, false, ALL_LEVELS, { input: 0.5, output: 3, cacheRead: 0.05 }],
   ["gemini-3.1-flash-lite", "level", 0, 0, false, ALL_LEVELS, undefined],
+  // Google's moving aliases, on Gemini 3 models since 2026 (gemini-pro-latest → 3.1 Pro from 2026-03-06,
+  // gemini-flash-latest → 3.5 Flash): levels and signatures, no prices (the target changes).
+  ["gemini-pro-latest", "level", 0, 0, false, ["LOW", "MEDIUM", "HIGH"], undefined],
+  ["gemini-flash-lite-latest", "level", 0, 0, false, ALL_LEVELS, undefined],
+  ["gemini-flash-latest", "level", 0, 0, false, ALL_LEVELS, undefined],
   [
     "gemini-2.5-pro",
     "budget",
@@ -111,7 +116,8 @@ const SUFFIX = /^(?:$|@|-(?:preview|exp|latest|\d{2,3})(?:\b|-))/;
 /**
  * The profile of a model id (`gemini-2.5-pro`, `models/gemini-2.5-flash-preview-05-20`,
  * `publishers/google/models/gemini-3-flash-preview`). An unknown id is read by its version: 3 and later
- * take levels (and need signatures), anything else a pass-through budget; unknown ids have no prices.
+ * (and a versionless `-latest` alias) take levels (and need signatures), anything else a pass-through
+ * budget; unknown ids have no prices.
  */
 export function geminiModelProfile(model: string): GeminiModelProfile {
   const id = String(model).toLowerCase();
@@ -121,7 +127,8 @@ export function geminiModelProfile(model: string): GeminiModelProfile {
       return profile(family, thinking, minBudget, maxBudget, canDisable, levels, prices);
     }
   }
-  const major = Number(/gemini-(\d+)/.exec(id)?.[1] ?? 0);
+  // A versionless `-latest` alias names Google's newest model of its kind: Gemini 3 or later.
+  const major = Number(/gemini-(\d+)/.exec(id)?.[1] ?? (/gemini-[a-z-]*-latest(?:$|@)/.test(id) ? 3 : 0));
   if (major >= 3) return profile("unknown", "level", 0, 0, false, ALL_LEVELS, undefined);
   return profile("unknown", "budget", 0, 32_768, true, [], undefined);
 }

@@ -220,6 +220,32 @@ describe("Gemini: seed 004 defects", () => {
     expect(JSON.stringify(build(history, FLASH).body)).not.toContain(SKIP_THOUGHT_SIGNATURE);
   });
 
+  it("the -latest aliases are Gemini 3 models: a rebuilt call gets the placeholder signature, thinking goes as a level", () => {
+    const history: MessageInput[] = [
+      { role: "user", content: "weather?" },
+      { role: "assistant", content: "", toolCalls: [{ id: "fc_1", name: "weather", arguments: {} }] },
+      { role: "tool", toolResults: [{ callId: "fc_1", content: "cold" }] },
+    ];
+    for (const model of [
+      "gemini-flash-latest",
+      "gemini-pro-latest",
+      "gemini-flash-lite-latest",
+      "models/gemini-flash-latest",
+      // One Google may add: read as Gemini 3 too.
+      "gemini-ultra-latest",
+    ]) {
+      const built = build(history, model, { thinking: { effort: "minimal" } });
+      expect(built.body.contents[1]!.parts![0]!.thoughtSignature, model).toBe(SKIP_THOUGHT_SIGNATURE);
+      expect(built.body.generationConfig?.thinkingConfig, model).toEqual({
+        thinkingLevel: model.includes("pro") ? "LOW" : "MINIMAL",
+        includeThoughts: true,
+      });
+    }
+    // A dated alias of an old family stays what its version says.
+    const old = build(history, "gemini-1.5-flash-latest", { thinking: "off" });
+    expect(JSON.stringify(old.body)).not.toContain(SKIP_THOUGHT_SIGNATURE);
+  });
+
   it("thinking is corrected for the model, never sent unsatisfiable (a budget and a level never both)", () => {
     const config = (model: string, thinking: unknown) => {
       const built = build([{ role: "user", content: "hi" }], model, { thinking });
