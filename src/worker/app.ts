@@ -94,8 +94,15 @@ export function createWorker(options: CreateWorkerOptions = {}) {
       ? errorResponse(error, settings)
       : dialectErrorResponse(error, dialect, settings);
   });
+  // In the path's dialect: `/v1/messages/…` Anthropic's envelope, the OpenAI paths OpenAI's.
   app.notFound((c) =>
-    c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404),
+    Response.json(
+      gatewayFailureBody(dialectOfPath(c.req.path), 404, `No route for ${c.req.method} ${c.req.path}`, {
+        kind: "not_found",
+        code: "not_found",
+      }),
+      { status: 404 },
+    ),
   );
   /** A 401 in the request's dialect. */
   const unauthorized = (path: string, message: string) =>
