@@ -300,6 +300,23 @@ describe("/v1/responses refusals and errors, as the SDK raises them", () => {
     expect(error.type).toBe("requests");
   });
 
+  it("the HTTP error's code is the stream frame's: context_length_exceeded, rate_limit_exceeded", async () => {
+    const answers = [
+      () =>
+        anthropicError(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+      () => anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit"),
+    ];
+    let next = 0;
+    const { fetch } = responsesGateway(() => answers[next++ % answers.length]!());
+    for (const code of ["context_length_exceeded", "rate_limit_exceeded"]) {
+      const error = (await client(fetch)
+        .responses.create({ model: "claude", input: "hi" })
+        .catch((caught: unknown) => caught)) as APIError;
+      expect(error).toBeInstanceOf(APIError);
+      expect(error.code).toBe(code);
+    }
+  });
+
   it("a stream that fails after it started ends with error and response.failed: the SDK throws", async () => {
     const { fetch } = responsesGateway(
       () =>

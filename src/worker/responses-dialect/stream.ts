@@ -30,7 +30,7 @@ import type { ProviderError } from "../../core/provider-error.ts";
 import type { Response as ModelResponse } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import { StructuredOutputError } from "../../core/structured-output.ts";
-import { dialectErrorJSON } from "../dialect-errors.ts";
+import { dialectErrorJSON, openAIErrorCode } from "../dialect-errors.ts";
 import type { Frame } from "../write-sse.ts";
 import {
   carriedReasoning,
@@ -65,18 +65,11 @@ interface OpenItem {
 /**
  * The `code` of a failure in the Responses dialect: the codes Codex and the AI SDK act on for the kinds
  * that have one (`context_length_exceeded`, `rate_limit_exceeded`, `insufficient_quota`,
- * `server_is_overloaded`), else the upstream's own OpenAI code, else `server_error`.
+ * `server_is_overloaded`), else the upstream's own OpenAI code, else `server_error` — the HTTP error's
+ * mapping (`openAIErrorCode`), plus `structured_output` for an answer that failed its schema.
  */
 export function responsesErrorCode(failure: ProviderError | StructuredOutputError): string {
-  if (StructuredOutputError.is(failure)) return "structured_output";
-  if (failure.kind === "context_length") return "context_length_exceeded";
-  if (failure.kind === "rate_limit")
-    return failure.code === "insufficient_quota" ? "insufficient_quota" : "rate_limit_exceeded";
-  if (failure.kind === "overloaded") return "server_is_overloaded";
-  if (failure.kind === "timeout") return "timeout";
-  return typeof failure.code === "string" && /^[a-z_]{1,64}$/.test(failure.code)
-    ? failure.code
-    : "server_error";
+  return StructuredOutputError.is(failure) ? "structured_output" : openAIErrorCode(failure);
 }
 
 /** A failure's message, with the wait in Codex's words (`try again in 1.5s`) when it is known. */
