@@ -62,6 +62,11 @@ export interface CreateWorkerOptions {
    * left only once the response has started, and then cancels the upstream call.
    */
   streamHoldMs?: number;
+  /**
+   * How long an open `/v1/messages` or `/v1/responses` stream may stay silent before an SSE comment keeps
+   * the line open (default 15 000 ms; see `keep-alive.ts`).
+   */
+  keepAliveMs?: number;
   /** Where configuration problems are logged (once per configuration). Default `console.error`. */
   log?: (message: string) => void;
 }
@@ -83,7 +88,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   const workflows: Record<string, Workflow> = { demo: demoWorkflow, ...options.workflows };
   const log = options.log ?? ((message: string) => console.error(message));
   const tables = routeTables({ config: options.config, providers: options.providers, log });
-  const calls = { tables, streamHoldMs: options.streamHoldMs };
+  const calls = { tables, streamHoldMs: options.streamHoldMs, keepAliveMs: options.keepAliveMs };
 
   const app = new Hono<Gateway>();
 

@@ -41,6 +41,7 @@ import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import { dialectErrorJSON } from "../dialect-errors.ts";
 import type { Gateway } from "../env.ts";
+import { keepAlive } from "../keep-alive.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 import { dialectHeaders } from "../response-headers.ts";
 import type { ErrorFrames } from "../write-sse.ts";
@@ -126,7 +127,11 @@ export function messagesRoutes(gateway: RouteCalls): Hono<Gateway> {
           { provider: provider.name, model: provider.model },
         );
         return {
-          frames: anthropicFramesOf(events, { model: head.model, route: route.alias }),
+          // A converted stream gets comments through silent stretches (a native upstream sends its pings).
+          frames: keepAlive(
+            anthropicFramesOf(events, { model: head.model, route: route.alias }),
+            gateway.keepAliveMs,
+          ),
           headers: dialectHeaders(request.warnings),
         };
       },
