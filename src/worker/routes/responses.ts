@@ -4,7 +4,8 @@
  * `responses.stream`, the AI SDK's default `openai(…)` provider and Codex.
  *
  * - A route member that speaks the Responses protocol gets the client's body as it was sent (see
- *   `../responses-dialect/passthrough.ts`).
+ *   `../responses-dialect/passthrough.ts`), kept stateless: `store: false` when absent, `conversation` and
+ *   `background: true` refused, the gateway's own reasoning envelopes left out (with a warning).
  * - Any other member gets the request converted to a neutral call (`../responses-dialect/request.ts`), and
  *   its answer written in the Responses dialect (`response.ts`, `stream.ts`), the route's reasoning
  *   carried in `encrypted_content` when the client asks for `reasoning.encrypted_content`.
