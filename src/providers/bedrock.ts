@@ -13,6 +13,7 @@ import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
+import { withoutCacheScope } from "../protocols/anthropic-cloud-betas.ts";
 import {
   BEDROCK_ORIGIN,
   bedrockConverseProtocol,
@@ -23,7 +24,6 @@ import {
   BEDROCK_ANTHROPIC_VERSION,
   bedrockInvokeBetas,
   bedrockInvokeProtocol,
-  withoutCacheScope,
 } from "../protocols/bedrock-invoke/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL } from "./http.ts";
