@@ -405,7 +405,7 @@ describe("reasoning shapes: one per protocol", () => {
   it("every built-in protocol has its reasoning shape listed", async () => {
     const protocols = await import("../../src/protocols/index.ts");
     const names = new Set(
-      Object.values(protocols)
+      (Object.values(protocols) as unknown[])
         .filter(
           (value): value is { name: string; buildRequest: unknown } =>
             typeof value === "object" &&

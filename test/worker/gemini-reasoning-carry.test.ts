@@ -111,7 +111,9 @@ describe("a Gemini route's thought signatures survive a Worker turn", () => {
       const first = stream
         ? await client.responses.stream(request).finalResponse()
         : await client.responses.create(request);
-      const call = first.output.find((item) => item.type === "function_call")!;
+      const call = first.output.find(
+        (item) => item.type === "function_call",
+      ) as OpenAI.Responses.ResponseFunctionToolCall;
       expect(call).toMatchObject({ name: "get_weather" });
       await client.responses.create({
         ...request,

@@ -36,7 +36,8 @@ describe("/v1/messages keep-alive", () => {
     });
     const fetchImpl = (async (url: RequestInfo | URL, init?: RequestInit) =>
       worker.app.fetch(new Request(url, init), gatewayEnv)) as typeof fetch;
-    const body = { model: "gpt", max_tokens: 64, stream: true, messages: [{ role: "user", content: "hi" }] };
+    const request = { model: "gpt", max_tokens: 64, messages: [{ role: "user" as const, content: "hi" }] };
+    const body = { ...request, stream: true };
     const raw = await (
       await fetchImpl("http://gateway.test/v1/messages", {
         method: "POST",
@@ -57,7 +58,7 @@ describe("/v1/messages keep-alive", () => {
       fetch: fetchImpl,
       maxRetries: 0,
     });
-    const message = await client.messages.stream({ ...body, stream: undefined }).finalMessage();
+    const message = await client.messages.stream(request).finalMessage();
     expect(message.content).toMatchObject([{ type: "text", text: "Let me think." }]);
   });
 });
