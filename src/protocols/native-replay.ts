@@ -57,8 +57,7 @@ export interface AssistantTurnWriter<T> {
  * Applies the provenance rule to one stored message (`messages[index]`) bound for `target`. When `native`
  * matches exactly, its blocks come back for verbatim replay. Otherwise, and when `native` is present but is
  * not `{ protocol, origin, model, blocks: [] }`, a warning says the turn is rebuilt from its text and tool
- * calls and how many reasoning blocks (of any protocol: thinking, redacted_thinking, reasoning items,
- * reasoningContent, reasoning_content) are dropped. Never throws.
+ * calls and how many reasoning blocks (of any protocol: {@link REASONING_SHAPES}) are dropped. Never throws.
  */
 export function nativeProvenance(
   message: Record<string, unknown>,
@@ -112,17 +111,32 @@ export function replayOrRebuild<T>(
   return writer.rebuild(sameProtocol);
 }
 
-/** Reasoning of any protocol: Anthropic thinking, Responses reasoning items, Converse reasoningContent, Chat reasoning_content. */
+/** A string with something in it. */
+const filled = (value: unknown) => typeof value === "string" && value !== "";
+
+/**
+ * Each protocol's reasoning as its `native.blocks` hold it — one entry per protocol name, the one place
+ * they are listed (a new protocol whose blocks carry reasoning adds its shape here; a test checks every
+ * built-in protocol has an entry). What counts: what must go back to that protocol for the model to keep
+ * its chain of thought, so what the gateway carries in an envelope and what a rebuild reports dropping.
+ */
+export const REASONING_SHAPES: Readonly<Record<string, (block: Record<string, unknown>) => boolean>> = {
+  /** Thinking blocks (their `signature`), redacted thinking. */
+  "anthropic-messages": (block) => block.type === "thinking" || block.type === "redacted_thinking",
+  /** Reasoning items (their `encrypted_content`). */
+  "openai-responses": (block) => block.type === "reasoning",
+  /** Converse `reasoningContent` blocks (text and signature, or redacted). */
+  "bedrock-converse": (block) => "reasoningContent" in block,
+  /** A Chat message's `reasoning_content` (DeepSeek, vLLM) or `reasoning` (OpenRouter, Ollama). */
+  "openai-chat": (block) => filled(block.reasoning_content) || filled(block.reasoning),
+  /** Thought parts (`thought: true`), and any part with a `thoughtSignature` (a call's or a text's). */
+  "google-gemini": (block) => block.thought === true || typeof block.thoughtSignature === "string",
+};
+
+/** Reasoning of any protocol (see {@link REASONING_SHAPES}). */
 export function isReasoningBlock(block: unknown): boolean {
-  if (!isRecord(block)) return false;
-  return (
-    block.type === "thinking" ||
-    block.type === "redacted_thinking" ||
-    block.type === "reasoning" ||
-    "reasoningContent" in block ||
-    (typeof block.reasoning_content === "string" && block.reasoning_content !== "") ||
-    (typeof block.reasoning === "string" && block.reasoning !== "")
-  );
+  if (!isRecord(block) || Array.isArray(block)) return false;
+  return Object.values(REASONING_SHAPES).some((isReasoning) => isReasoning(block));
 }
 
 /** The blocks that can go out as they are: objects JSON can carry (a request body is JSON). */

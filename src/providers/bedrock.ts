@@ -13,6 +13,7 @@ import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
+import { withoutCacheScope } from "../protocols/anthropic-cloud-betas.ts";
 import {
   BEDROCK_ORIGIN,
   bedrockConverseProtocol,
@@ -23,7 +24,6 @@ import {
   BEDROCK_ANTHROPIC_VERSION,
   bedrockInvokeBetas,
   bedrockInvokeProtocol,
-  withoutCacheScope,
 } from "../protocols/bedrock-invoke/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL } from "./http.ts";
@@ -275,7 +275,9 @@ export function bedrock(settings: BedrockSettings): Provider {
           // CountTokens takes the InvokeModel body, base64, at the foundation model's id (no profile prefix).
           request: (request) => {
             const { body } = invokeBody(request);
-            if (body.max_tokens === undefined) body.max_tokens = 1;
+            // CountTokens validates the InvokeModel body whole: max_tokens is required, and with thinking on
+            // it must exceed the thinking budget (the count does not depend on it).
+            body.max_tokens = countMaxTokens(body);
             const bytes = new TextEncoder().encode(JSON.stringify(body));
             return {
               url: endpointURL(
@@ -427,4 +429,24 @@ function describeAuth(
   const source = auth.source === "apiKey" ? "settings.apiKey" : `env.${BEDROCK_BEARER_ENV}`;
   const ignored = auth.credentialsIgnored ? "; the credentials given are not used" : "";
   return `modelwire bedrock ${api} ${model}${where}: ${how} = bearer API key from ${source}${ignored}`;
+}
+
+/**
+ * The `max_tokens` of a CountTokens body: the client's, raised above the thinking budget when thinking is
+ * on (`{type: "enabled", budget_tokens}`) — InvokeModel refuses a budget that is not below `max_tokens` —
+ * and 1 when the client sent none.
+ */
+function countMaxTokens(body: Record<string, unknown>): number {
+  const asked =
+    typeof body.max_tokens === "number" && Number.isInteger(body.max_tokens) ? body.max_tokens : 1;
+  const thinking = body.thinking as { type?: unknown; budget_tokens?: unknown } | null | undefined;
+  const budget =
+    typeof thinking === "object" &&
+    thinking !== null &&
+    thinking.type === "enabled" &&
+    typeof thinking.budget_tokens === "number" &&
+    Number.isInteger(thinking.budget_tokens)
+      ? thinking.budget_tokens
+      : 0;
+  return Math.max(asked, budget + 1);
 }

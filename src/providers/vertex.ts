@@ -12,8 +12,10 @@ import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
+import { allowedBetas, withoutCacheScope } from "../protocols/anthropic-cloud-betas.ts";
 import { googleGeminiProtocol } from "../protocols/google-gemini/index.ts";
 import {
+  VERTEX_ANTHROPIC_BETAS,
   VERTEX_ANTHROPIC_VERSION,
   VERTEX_ORIGIN,
   vertexAnthropicProtocol,
@@ -307,18 +309,30 @@ function claudeOnVertex(vertexContext: VertexPublisherContext): HttpProvider {
     endpoint,
     native: {
       origin: VERTEX_ORIGIN,
-      // Vertex's envelope around the client's body: no model (the URL names it), the body's version.
+      // Vertex's envelope around the client's body: no model (the URL names it), the body's version, no
+      // `cache_control.scope` (Vertex refuses it as an extra input; the breakpoint still caches).
       body: (request) => {
         const { model: _model, anthropic_version, ...rest } = request.body;
         const version = typeof anthropic_version === "string" ? anthropic_version : VERTEX_ANTHROPIC_VERSION;
+        const warnings: string[] = [];
+        const { value: unscoped, removed } = withoutCacheScope(rest);
+        if (removed > 0)
+          warnings.push(`Vertex takes no cache_control.scope; left out of ${removed} breakpoint(s)`);
         return {
-          body: { anthropic_version: version, ...rest, stream: request.stream },
-          droppedBetas: [],
-          warnings: [],
+          body: {
+            anthropic_version: version,
+            ...(unscoped as Record<string, unknown>),
+            stream: request.stream,
+          },
+          droppedBetas: allowedBetas(mergeBetas(request.betas), VERTEX_ANTHROPIC_BETAS).dropped,
+          warnings,
         };
       },
+      // The client's flags Vertex takes (the others 400 the whole request: see `vertex-betas.ts`), after
+      // the route's own (the operator's: sent as configured).
       headers: (request) => {
-        const betas = mergeBetas(settings.betas, request.betas);
+        const { accepted } = allowedBetas(mergeBetas(request.betas), VERTEX_ANTHROPIC_BETAS);
+        const betas = mergeBetas(settings.betas, accepted);
         const headers: Record<string, string> = {};
         if (betas.length > 0) headers["anthropic-beta"] = betas.join(",");
         return headers;
@@ -330,9 +344,10 @@ function claudeOnVertex(vertexContext: VertexPublisherContext): HttpProvider {
           const { stream: _stream, anthropic_version, ...body } = request.body;
           const version =
             typeof anthropic_version === "string" ? anthropic_version : VERTEX_ANTHROPIC_VERSION;
+          const unscoped = withoutCacheScope(body).value as Record<string, unknown>;
           return {
             url: vertexContext.url("rawPredict", undefined, "count-tokens"),
-            body: { anthropic_version: version, ...body, model },
+            body: { anthropic_version: version, ...unscoped, model },
           };
         },
         read: (json) => (json as { input_tokens?: number } | null)?.input_tokens,

@@ -62,6 +62,11 @@ export interface CreateWorkerOptions {
    * left only once the response has started, and then cancels the upstream call.
    */
   streamHoldMs?: number;
+  /**
+   * How long an open `/v1/messages` or `/v1/responses` stream may stay silent before an SSE comment keeps
+   * the line open (default 15 000 ms; see `keep-alive.ts`).
+   */
+  keepAliveMs?: number;
   /** Where configuration problems are logged (once per configuration). Default `console.error`. */
   log?: (message: string) => void;
 }
@@ -83,7 +88,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   const workflows: Record<string, Workflow> = { demo: demoWorkflow, ...options.workflows };
   const log = options.log ?? ((message: string) => console.error(message));
   const tables = routeTables({ config: options.config, providers: options.providers, log });
-  const calls = { tables, streamHoldMs: options.streamHoldMs };
+  const calls = { tables, streamHoldMs: options.streamHoldMs, keepAliveMs: options.keepAliveMs };
 
   const app = new Hono<Gateway>();
 
@@ -94,8 +99,15 @@ export function createWorker(options: CreateWorkerOptions = {}) {
       ? errorResponse(error, settings)
       : dialectErrorResponse(error, dialect, settings);
   });
+  // In the path's dialect: `/v1/messages/…` Anthropic's envelope, the OpenAI paths OpenAI's.
   app.notFound((c) =>
-    c.json({ error: { kind: "not_found", message: `No route for ${c.req.method} ${c.req.path}` } }, 404),
+    Response.json(
+      gatewayFailureBody(dialectOfPath(c.req.path), 404, `No route for ${c.req.method} ${c.req.path}`, {
+        kind: "not_found",
+        code: "not_found",
+      }),
+      { status: 404 },
+    ),
   );
   /** A 401 in the request's dialect. */
   const unauthorized = (path: string, message: string) =>

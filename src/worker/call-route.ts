@@ -22,6 +22,8 @@ export interface RouteCalls {
   tables: RouteTables;
   /** See `CreateWorkerOptions.streamHoldMs`. */
   streamHoldMs?: number | undefined;
+  /** See `CreateWorkerOptions.keepAliveMs`. */
+  keepAliveMs?: number | undefined;
 }
 
 /** One model call of a request: on `route`, for `sessionId` (which also reaches the provider). */

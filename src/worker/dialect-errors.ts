@@ -140,6 +140,22 @@ function openAIError(message: string, type: string, code: string | null, param: 
 }
 
 /**
+ * The OpenAI-dialect `code` of a provider failure — one mapping for the HTTP error body and the stream's
+ * error frames of `/v1/chat/completions` and `/v1/responses`: OpenAI's own code where the failure has one
+ * (`context_length_exceeded`, `rate_limit_exceeded`, `insufficient_quota`, `server_is_overloaded`,
+ * `timeout`), else the upstream's own code when it is a plain snake_case word, else `server_error` (what
+ * OpenAI sends; the message says what happened).
+ */
+export function openAIErrorCode(error: ProviderError): string {
+  if (error.kind === "context_length") return "context_length_exceeded";
+  if (error.kind === "rate_limit")
+    return error.code === "insufficient_quota" ? "insufficient_quota" : "rate_limit_exceeded";
+  if (error.kind === "overloaded") return "server_is_overloaded";
+  if (error.kind === "timeout") return "timeout";
+  return typeof error.code === "string" && /^[a-z_]{1,64}$/.test(error.code) ? error.code : "server_error";
+}
+
+/**
  * A provider failure as the body of a dialect's error: for the stream's error frame and the HTTP error
  * alike. The upstream's raw body is left out unless `expose` (see `exposeUpstreamErrors`).
  */
@@ -158,7 +174,7 @@ export function dialectErrorJSON(error: ProviderError, dialect: "openai" | "anth
     const exposed = expose && error.upstreamBody ? { upstream_body: error.upstreamBody } : {};
     return { type: "error", error: { type, message, ...exposed } };
   }
-  const body = openAIError(error.message, openAIType(status), error.code ?? error.kind);
+  const body = openAIError(error.message, openAIType(status), openAIErrorCode(error));
   return { error: expose && error.upstreamBody ? { ...body, upstream_body: error.upstreamBody } : body };
 }
 

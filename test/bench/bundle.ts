@@ -47,23 +47,26 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
     entry: "test/bench/worker.ts",
-    budget: 19_800,
+    // 19.8 KB until every protocol's reasoning shape was listed in one table (Gemini's among them, ~30 bytes).
+    budget: 19_850,
     target: 12_000,
   },
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
-    // 31.5 KB until issue 17 (native calls, ~1.1 KB); 25.8 KB until issue 16: two protocols' part
-    // mappings and structured output (~5.3 KB).
-    budget: 32_600,
+    // 32.6 KB until the reasoning-shape table (~30 bytes); 31.5 KB until issue 17 (native calls, ~1.1 KB);
+    // 25.8 KB until issue 16: two protocols' part mappings and structured output (~5.3 KB).
+    budget: 32_650,
     target: 24_000,
   },
-  // Every adapter, the substrate, the agent loop and zod/mini; 68.8 KB until issue 17 (native calls,
+  // Every adapter, the substrate, the agent loop and zod/mini; 81 KB until the issue 17 review (Vertex's
+  // beta allowlist and cache-scope strip, Bedrock's count max_tokens, the reasoning-shape table: ~0.2 KB);
+  // 68.8 KB until issue 17 (native calls,
   // ~1.5 KB; Bedrock's cache_control.scope strip, 0.2 KB) and issue 18 (the google-gemini protocol with gemini(), ~5.2 KB; vertex() with the
   // service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 81_000, target: 30_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 81_300, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

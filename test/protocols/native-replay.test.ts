@@ -11,6 +11,7 @@ import {
   isReasoningBlock,
   type NativeTarget,
   nativeProvenance,
+  REASONING_SHAPES,
   replayOrRebuild,
 } from "../../src/protocols/native-replay.ts";
 import { convertToOpenAIChatMessages } from "../../src/protocols/openai-chat/convert-to-openai-chat-messages.ts";
@@ -397,5 +398,62 @@ describe("seed 004: stored records that once threw", () => {
       "messages[1].native.blocks[0]: holds a value JSON cannot carry (a BigInt, a cycle); left out",
     );
     expect(JSON.stringify(converted.input)).not.toContain("rs_1");
+  });
+});
+
+describe("reasoning shapes: one per protocol", () => {
+  it("every built-in protocol has its reasoning shape listed", async () => {
+    const protocols = await import("../../src/protocols/index.ts");
+    const names = new Set(
+      (Object.values(protocols) as unknown[])
+        .filter(
+          (value): value is { name: string; buildRequest: unknown } =>
+            typeof value === "object" &&
+            value !== null &&
+            typeof (value as { name?: unknown }).name === "string" &&
+            typeof (value as { buildRequest?: unknown }).buildRequest === "function",
+        )
+        .map((protocol) => protocol.name),
+    );
+    expect([...names].sort()).toEqual([
+      "anthropic-messages",
+      "bedrock-converse",
+      "google-gemini",
+      "openai-chat",
+      "openai-responses",
+    ]);
+    for (const name of names) expect(Object.keys(REASONING_SHAPES)).toContain(name);
+  });
+
+  it("Gemini: thought parts and signed parts are reasoning, a plain text or call part is not", () => {
+    expect(isReasoningBlock({ text: "hmm", thought: true })).toBe(true);
+    expect(isReasoningBlock({ text: "hmm", thought: true, thoughtSignature: "c2ln" })).toBe(true);
+    expect(isReasoningBlock({ functionCall: { name: "f", args: {} }, thoughtSignature: "c2ln" })).toBe(true);
+    expect(isReasoningBlock({ text: "", thoughtSignature: "c2ln" })).toBe(true);
+    expect(isReasoningBlock({ text: "Answer." })).toBe(false);
+    expect(isReasoningBlock({ functionCall: { name: "f", args: {} } })).toBe(false);
+    expect(isReasoningBlock({ text: "x", thought: false, thoughtSignature: 5 })).toBe(false);
+  });
+
+  it("a Gemini turn sent elsewhere says how many reasoning parts it drops", () => {
+    const warnings: string[] = [];
+    nativeProvenance(
+      assistant({
+        protocol: "google-gemini",
+        origin: "gemini",
+        model: "gemini-2.5-flash",
+        blocks: [
+          { text: "hmm", thought: true, thoughtSignature: "c2ln" },
+          { functionCall: { name: "f", args: {} }, thoughtSignature: "c2lnMg" },
+          { text: "Answer." },
+        ],
+      }),
+      1,
+      TARGET,
+      warnings,
+    );
+    expect(warnings).toEqual([
+      "messages[1]: produced by google-gemini/gemini/gemini-2.5-flash, sent to anthropic-messages/anthropic/claude-sonnet-4-5: rebuilt from its text and tool calls; 2 reasoning block(s) dropped",
+    ]);
   });
 });

@@ -339,7 +339,8 @@ describe("bedrock invoke .native: CountTokens", () => {
       anthropic_version: "bedrock-2023-05-31",
       ...rest,
       anthropic_beta: ["interleaved-thinking-2025-05-14"],
-      max_tokens: 1,
+      // None sent: above the thinking budget (1024), as InvokeModel requires.
+      max_tokens: 1025,
     });
     // Signed like every Bedrock call.
     const parts = parseAuthorization(request.headers.get("authorization")!);
@@ -364,6 +365,22 @@ describe("bedrock invoke .native: CountTokens", () => {
     const encoded = (requests[0]!.json as { input: { invokeModel: { body: string } } }).input.invokeModel
       .body;
     expect(JSON.parse(atob(encoded)).max_tokens).toBe(4096);
+  });
+
+  it("with thinking on, max_tokens exceeds the budget (the client's when larger, none sent: budget + 1)", async () => {
+    const { endpoint, requests } = native(() => json({ inputTokens: 5 }));
+    const { max_tokens: _max, ...noMax } = CLIENT_BODY;
+    const thinking = { type: "enabled", budget_tokens: 1024 };
+    await endpoint.countTokens!({ body: { ...noMax, thinking } });
+    await endpoint.countTokens!({ body: { ...CLIENT_BODY, thinking } });
+    await endpoint.countTokens!({ body: { ...noMax, thinking: { type: "adaptive" } } });
+    const sent = requests.map(
+      (request) =>
+        JSON.parse(
+          atob((request.json as { input: { invokeModel: { body: string } } }).input.invokeModel.body),
+        ).max_tokens,
+    );
+    expect(sent).toEqual([1025, 4096, 1]);
   });
 
   it("an answer without inputTokens is invalid_response", async () => {

@@ -71,6 +71,14 @@ describe("dialectOfPath", () => {
   });
 });
 
+/** The OpenAI codes of the kinds that have one (`openAIErrorCode`). */
+const OPENAI_CODES: Partial<Record<ProviderErrorKind, string>> = {
+  context_length: "context_length_exceeded",
+  rate_limit: "rate_limit_exceeded",
+  overloaded: "server_is_overloaded",
+  timeout: "timeout",
+};
+
 describe("each ProviderError kind", () => {
   it("the table covers every kind", () => {
     expect(Object.keys(TABLE).sort()).toEqual([...PROVIDER_ERROR_KINDS].sort());
@@ -82,8 +90,10 @@ describe("each ProviderError kind", () => {
       const failure = error(kind, { code: "upstream_code" });
       const openai = dialectFailure(failure, "openai");
       expect(openai.status).toBe(status);
+      // The kinds OpenAI has a code for get it (one mapping with the Responses stream); others the upstream's.
+      const code = OPENAI_CODES[kind] ?? "upstream_code";
       expect(openai.body).toEqual({
-        error: { message: `upstream ${kind}`, type: openaiType, param: null, code: "upstream_code" },
+        error: { message: `upstream ${kind}`, type: openaiType, param: null, code },
       });
       const anthropic = dialectFailure(failure, "anthropic");
       expect(anthropic.status).toBe(anthropicStatus);
@@ -95,17 +105,16 @@ describe("each ProviderError kind", () => {
     });
   }
 
-  it("OpenAI's code is the upstream's, else the kind", () => {
-    expect((dialectErrorJSON(error("rate_limit"), "openai").error as { code: string }).code).toBe(
-      "rate_limit",
-    );
-    expect(
-      (
-        dialectErrorJSON(error("rate_limit", { code: "insufficient_quota" }), "openai").error as {
-          code: string;
-        }
-      ).code,
-    ).toBe("insufficient_quota");
+  it("OpenAI's code: OpenAI's own for the kinds that have one, else the upstream's, else server_error", () => {
+    const code = (failure: ProviderError) =>
+      (dialectErrorJSON(failure, "openai").error as { code: string }).code;
+    expect(code(error("rate_limit"))).toBe("rate_limit_exceeded");
+    expect(code(error("rate_limit", { code: "insufficient_quota" }))).toBe("insufficient_quota");
+    expect(code(error("context_length", { code: "invalid_request_error" }))).toBe("context_length_exceeded");
+    expect(code(error("overloaded"))).toBe("server_is_overloaded");
+    expect(code(error("bad_request", { code: "invalid_value" }))).toBe("invalid_value");
+    expect(code(error("server", { code: "Weird Code!" }))).toBe("server_error");
+    expect(code(error("truncated"))).toBe("server_error");
   });
 
   it("Anthropic's types of the other statuses", () => {
@@ -275,7 +284,7 @@ describe("the upstream's raw body", () => {
         message: "upstream server",
         type: "server_error",
         param: null,
-        code: "server",
+        code: "server_error",
         upstream_body: '{"detail":"internal trace id 42"}',
       },
     });

@@ -71,7 +71,7 @@ describe("a failure mid-stream: a data-only OpenAI error frame", () => {
         message: expect.stringContaining("Overloaded"),
         type: "server_error",
         param: null,
-        code: "overloaded_error",
+        code: "server_is_overloaded",
       },
     });
     // Everything before it is a chunk.
@@ -121,7 +121,7 @@ describe("a failure mid-stream: a data-only OpenAI error frame", () => {
     expect(text).toBe("Partial answer ");
     expect(error).toBeInstanceOf(OpenAI.APIError);
     expect((error as APIError).message).toContain("Overloaded");
-    expect((error as APIError).code).toBe("overloaded_error");
+    expect((error as APIError).code).toBe("server_is_overloaded");
     expect((error as APIError).type).toBe("server_error");
   });
 
@@ -183,7 +183,7 @@ describe("failures before the stream: HTTP errors in OpenAI's shape", () => {
           message: expect.stringContaining("exceeded your rate limit"),
           type: "requests",
           param: null,
-          code: "rate_limit_error",
+          code: "rate_limit_exceeded",
         },
       });
       const error = await openai(fetch)

@@ -444,7 +444,7 @@ describe.each(PROTOCOLS)("$protocol route ($route)", ({ route, callId }) => {
           expect(frames.every((frame) => frame.event === undefined)).toBe(true);
           expect(frames.filter((frame) => frame.data.startsWith('{"error"'))).toHaveLength(1);
           expect(error).toEqual({
-            error: { message: expect.any(String), type: "server_error", param: null, code: kind },
+            error: { message: expect.any(String), type: "server_error", param: null, code: "server_error" },
           });
         } else {
           expect(last.event, `${end} ${path}`).toBe("error");
@@ -544,7 +544,7 @@ describe("upstream errors before any output", () => {
             message: expect.stringContaining("Number of request tokens has exceeded your rate limit"),
             type: "requests",
             param: null,
-            code: "rate_limit_error",
+            code: "rate_limit_exceeded",
           },
         });
         continue;

@@ -5,8 +5,9 @@
  * (converted through the neutral model): `messages.create`, `messages.stream`, `countTokens`, and a 429
  * the client surfaces as `RateLimitError`, retried after the upstream's `retry-after`.
  */
-import Anthropic, { RateLimitError } from "@anthropic-ai/sdk";
+import Anthropic, { APIError, RateLimitError } from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
+import { estimateInputTokens } from "../../src/worker/anthropic-dialect/count-tokens.ts";
 import {
   ANTHROPIC_BASE,
   anthropicError,
@@ -208,6 +209,42 @@ describe.each(natives)("native route $route", ({ route, host, answer, expectedBo
     expect(sent.stream).toBeUndefined();
     // Bedrock's CountTokens validates the InvokeModel body, which needs a max_tokens: the provider adds one.
     expect(sent.max_tokens).toBe(route === "bedrock" ? 1 : undefined);
+  });
+
+  it("messages.countTokens: a count the upstream refuses (404, 400) is estimated, said so; a refused key is not", async () => {
+    for (const status of [404, 400]) {
+      const { fetch } = messagesGateway(() =>
+        Response.json(
+          {
+            type: "error",
+            error: {
+              type: status === 404 ? "not_found_error" : "invalid_request_error",
+              message: "The provided model identifier is invalid.",
+            },
+          },
+          { status },
+        ),
+      );
+      const messages = [{ role: "user" as const, content: "Count me" }];
+      const { data, response } = await anthropicClient(fetch)
+        .messages.countTokens({ model: route, messages })
+        .withResponse();
+      expect(data.input_tokens).toBe(estimateInputTokens({ messages }));
+      expect(response.headers.get("x-modelwire-token-count")).toBe("estimate");
+      expect(JSON.parse(response.headers.get("x-modelwire-warnings")!)).toEqual([
+        `count_tokens: the upstream did not count (${status === 404 ? "not_found" : "bad_request"} ${status}); estimated instead`,
+      ]);
+    }
+    const { fetch } = messagesGateway(() =>
+      Response.json(
+        { type: "error", error: { type: "authentication_error", message: "invalid x-api-key" } },
+        { status: 401 },
+      ),
+    );
+    const error = await anthropicClient(fetch)
+      .messages.countTokens({ model: route, messages: [{ role: "user", content: "Count me" }] })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(APIError);
   });
 
   it("messages.countTokens: the upstream's count, marked as such", async () => {

@@ -20,6 +20,7 @@ import {
   parseSse,
   sseResponse,
   streamBody,
+  TOKEN,
 } from "./helpers.ts";
 import { anthropicClient, anthropicSse, messagesGateway, sse } from "./messages-fixtures.ts";
 
@@ -177,5 +178,32 @@ describe("/v1/messages errors", () => {
     const error = JSON.parse(sent.at(-1)!.data) as { type: string; error: { type: string; message: string } };
     expect(error.type).toBe("error");
     expect(error.error.type).toBe("api_error");
+  });
+
+  it("an unknown path is a 404 in the path's dialect: Anthropic's under /v1/messages/, OpenAI's under /v1/responses/", async () => {
+    const { fetch, calls } = messagesGateway(() => new Response("unexpected", { status: 500 }));
+    const client = anthropicClient(fetch);
+    const error = await client
+      .post("/v1/messages/batches", { body: { requests: [] } })
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(NotFoundError);
+    expect((error as NotFoundError).error).toMatchObject({
+      type: "error",
+      error: { type: "not_found_error", message: "No route for POST /v1/messages/batches" },
+    });
+    const openai = await fetch("http://gateway.test/v1/responses/resp_1/cancel", {
+      method: "POST",
+      headers: { authorization: `Bearer ${TOKEN}` },
+    });
+    expect(openai.status).toBe(404);
+    expect(await openai.json()).toEqual({
+      error: {
+        message: "No route for POST /v1/responses/resp_1/cancel",
+        type: "invalid_request_error",
+        param: null,
+        code: "not_found",
+      },
+    });
+    expect(calls).toHaveLength(0);
   });
 });

@@ -355,7 +355,7 @@ describe("the openai client against an Anthropic-backed route", () => {
       message: expect.stringContaining("stream ended"),
       type: "server_error",
       param: null,
-      code: "truncated",
+      code: "server_error",
     });
     expect((error as APIError).message).toContain(
       (error as APIError & { error: { message: string } }).error.message,

@@ -8,12 +8,9 @@
  */
 import { describe, expect, it } from "vitest";
 import { ProviderError, type ProviderErrorKind } from "../../src/core/provider-error.ts";
+import { keepAlive } from "../../src/worker/keep-alive.ts";
 import { unwrapReasoning } from "../../src/worker/reasoning-envelope.ts";
-import {
-  keepAlive,
-  responsesErrorCode,
-  responsesErrorMessage,
-} from "../../src/worker/responses-dialect/stream.ts";
+import { responsesErrorCode, responsesErrorMessage } from "../../src/worker/responses-dialect/stream.ts";
 import {
   ANTHROPIC_BASE,
   anthropicEvents,

@@ -244,6 +244,67 @@ describe("/v1/responses converted for an Anthropic upstream", () => {
   });
 });
 
+describe("/v1/responses passthrough stays stateless", () => {
+  /** Anthropic's host answers as the thinking upstream, OpenAI's as the Responses upstream. */
+  const both: Parameters<typeof responsesGateway>[0] = (call) =>
+    call.host === new URL(ANTHROPIC_BASE).host ? anthropicThinkingUpstream(call) : responsesUpstream(call);
+
+  for (const stream of [false, true]) {
+    it(`${stream ? "stream" : "create"}: a reasoning item carrying the gateway's envelope is left out, said in x-modelwire-warnings`, async () => {
+      const { fetch, calls } = responsesGateway(both);
+      const openai = client(fetch);
+      // Turn 1 on the converted Anthropic route: its thinking rides in an envelope.
+      const first = await openai.responses.create({
+        model: "claude",
+        input: [QUESTION],
+        tools: [WEATHER_TOOL],
+        include: ["reasoning.encrypted_content"],
+      });
+      const input = secondInput(first, TOOL_USE_ID);
+      expect(
+        input.some((item) => item.type === "reasoning" && String(item.encrypted_content).startsWith("mw1.")),
+      ).toBe(true);
+      // Turn 2 on the Responses route (a pool's other member, a fallback): OpenAI never sees the envelope.
+      const { response } = await (stream
+        ? openai.responses.create({ model: "gpt5", input, tools: [WEATHER_TOOL], stream: true })
+        : openai.responses.create({ model: "gpt5", input, tools: [WEATHER_TOOL] })
+      ).withResponse();
+      const sent = calls[1]!.body.input as Record<string, unknown>[];
+      expect(sent.map((item) => item.type ?? item.role)).toEqual([
+        "user",
+        "function_call",
+        "function_call_output",
+      ]);
+      expect(JSON.stringify(calls[1]!.body)).not.toContain("mw1.");
+      expect(JSON.parse(response.headers.get("x-modelwire-warnings")!)).toEqual([
+        "input[1]: reasoning the gateway carried for another route cannot be verified by a Responses upstream; left out",
+      ]);
+    });
+  }
+
+  it("store absent is sent as false; store the client set is kept", async () => {
+    const { fetch, calls } = responsesGateway(responsesUpstream);
+    const openai = client(fetch);
+    await openai.responses.create({ model: "gpt5", input: [QUESTION] });
+    await openai.responses.create({ model: "gpt5", input: [QUESTION], stream: true }).then(async (events) => {
+      for await (const _ of events);
+    });
+    await openai.responses.create({ model: "gpt5", input: [QUESTION], store: true });
+    expect(calls.map((call) => call.body.store)).toEqual([false, false, true]);
+  });
+
+  it("conversation and background: true are refused on passthrough too, naming them", async () => {
+    const { fetch, calls } = responsesGateway(responsesUpstream);
+    const error = (await client(fetch)
+      .responses.create({ model: "gpt5", input: "hi", conversation: "conv_1", background: true })
+      .catch((caught: unknown) => caught)) as BadRequestError;
+    expect(error).toBeInstanceOf(BadRequestError);
+    const issues = (error.error as { issues: { path: string }[] }).issues.map((issue) => issue.path);
+    expect(issues).toEqual(["conversation", "background"]);
+    expect(calls).toHaveLength(0);
+  });
+});
+
 describe("/v1/responses refusals and errors, as the SDK raises them", () => {
   it("previous_response_id is a 400 naming it, on every route", async () => {
     const { fetch, calls } = responsesGateway(responsesUpstream);
@@ -298,6 +359,23 @@ describe("/v1/responses refusals and errors, as the SDK raises them", () => {
     expect(error).toBeInstanceOf(RateLimitError);
     expect(error.headers?.get("retry-after")).toBe("7");
     expect(error.type).toBe("requests");
+  });
+
+  it("the HTTP error's code is the stream frame's: context_length_exceeded, rate_limit_exceeded", async () => {
+    const answers = [
+      () =>
+        anthropicError(400, "invalid_request_error", "prompt is too long: 210000 tokens > 200000 maximum"),
+      () => anthropicError(429, "rate_limit_error", "Number of request tokens has exceeded your rate limit"),
+    ];
+    let next = 0;
+    const { fetch } = responsesGateway(() => answers[next++ % answers.length]!());
+    for (const code of ["context_length_exceeded", "rate_limit_exceeded"]) {
+      const error = (await client(fetch)
+        .responses.create({ model: "claude", input: "hi" })
+        .catch((caught: unknown) => caught)) as APIError;
+      expect(error).toBeInstanceOf(APIError);
+      expect(error.code).toBe(code);
+    }
   });
 
   it("a stream that fails after it started ends with error and response.failed: the SDK throws", async () => {

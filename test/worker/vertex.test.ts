@@ -69,11 +69,11 @@ async function setup(token?: Parameters<typeof fakeGoogle>[0]["token"]) {
   const google = fakeGoogle({ token, api: vertexAnswer });
   const worker = createWorker({ config: CONFIG, log: () => {}, providers: { fetch: google.fetch } });
   const env = { ...gatewayEnv, GCP_SERVICE_ACCOUNT: JSON.stringify(service.account) };
-  const call = (path: string, json: unknown) =>
+  const call = (path: string, json: unknown, headers: Record<string, string> = {}) =>
     worker.app.fetch(
       new Request(`http://gateway.test${path}`, {
         method: "POST",
-        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json" },
+        headers: { authorization: `Bearer ${TOKEN}`, "content-type": "application/json", ...headers },
         body: JSON.stringify(json),
       }),
       env,
@@ -167,5 +167,55 @@ describe("a vertex route (service-account key from a Worker secret)", () => {
       gatewayEnv,
     );
     expect(none.broken.get("claude")![0]!.message).toMatch(/credentialsSecret/);
+  });
+});
+
+describe("/v1/messages on a vertex Claude route (passthrough)", () => {
+  /** What Claude Code v2.1 sends in `anthropic-beta` (recorded), plus a flag with a line break. */
+  const CLAUDE_CODE_BETAS =
+    "claude-code-20250219,oauth-2025-04-20,adaptive-thinking-2026-01-28,context-management-2025-06-27," +
+    "prompt-caching-scope-2026-01-05,advanced-tool-use-2025-11-20,effort-2025-11-24,interleaved-thinking-2025-05-14";
+  const body = {
+    model: "claude",
+    max_tokens: 64,
+    system: [{ type: "text", text: "You are terse.", cache_control: { type: "ephemeral", scope: "global" } }],
+    messages: [{ role: "user", content: "hi" }],
+  };
+
+  for (const stream of [false, true]) {
+    it(`${stream ? "stream" : "complete"}: only the flags Vertex takes go upstream (renamed where Vertex's name differs), the others are listed; no cache_control.scope`, async () => {
+      const { google, call } = await setup();
+      const response = await call(
+        "/v1/messages",
+        { ...body, stream },
+        { "anthropic-beta": CLAUDE_CODE_BETAS },
+      );
+      expect(response.status).toBe(200);
+      await response.text();
+      const sent = google.calls.find(
+        (request) => request.url.includes("RawPredict") || request.url.includes("rawPredict"),
+      )!;
+      expect(sent.headers.get("anthropic-beta")).toBe(
+        "claude-code-20250219,context-management-2025-06-27,tool-search-tool-2025-10-19,effort-2025-11-24,interleaved-thinking-2025-05-14",
+      );
+      expect(response.headers.get("x-modelwire-dropped-betas")).toBe(
+        "oauth-2025-04-20,adaptive-thinking-2026-01-28,prompt-caching-scope-2026-01-05",
+      );
+      const upstream = JSON.parse(sent.text) as { system: { cache_control: unknown }[] };
+      expect(upstream.system[0]!.cache_control).toEqual({ type: "ephemeral" });
+      expect(JSON.parse(response.headers.get("x-modelwire-warnings")!)).toEqual([
+        "Vertex takes no cache_control.scope; left out of 1 breakpoint(s)",
+      ]);
+    });
+  }
+
+  it("count_tokens: the same flags only, no cache_control.scope", async () => {
+    const { google, call } = await setup();
+    const response = await call("/v1/messages/count_tokens", body, { "anthropic-beta": CLAUDE_CODE_BETAS });
+    await response.text();
+    const sent = google.calls.find((request) => request.url.includes("count-tokens"))!;
+    expect(sent.headers.get("anthropic-beta")).not.toContain("oauth-2025-04-20");
+    expect(sent.headers.get("anthropic-beta")).not.toContain("prompt-caching-scope");
+    expect(sent.text).not.toContain('"scope"');
   });
 });

@@ -34,7 +34,7 @@ import { type BedrockInvokeRequestInput, buildBedrockInvokeRequest } from "./bui
 
 export { anthropicChunkText, anthropicEventOfChunk } from "./anthropic-event-of-chunk.ts";
 export { assembleBedrockInvokeStream } from "./assemble-bedrock-invoke-stream.ts";
-export { bedrockInvokeBetas, withoutCacheScope } from "./bedrock-betas.ts";
+export { BEDROCK_INVOKE_BETAS, bedrockInvokeBetas } from "./bedrock-betas.ts";
 export { BEDROCK_ANTHROPIC_VERSION, type BedrockInvokeRequestBody } from "./bedrock-invoke-wire.ts";
 export { type BedrockInvokeRequestInput, buildBedrockInvokeRequest } from "./build-bedrock-invoke-request.ts";
 

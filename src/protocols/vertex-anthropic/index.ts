@@ -44,6 +44,7 @@ export {
   VERTEX_ORIGIN,
   type VertexAnthropicRequestBody,
 } from "./vertex-anthropic-wire.ts";
+export { VERTEX_ANTHROPIC_BETAS } from "./vertex-betas.ts";
 
 /** The wire types of Anthropic Messages over Vertex AI's rawPredict. */
 export interface VertexAnthropicWire extends ProtocolWire {

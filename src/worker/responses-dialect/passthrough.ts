@@ -10,15 +10,65 @@
  * continue the upstream's numbering (every event's `sequence_number` is read as it passes): a flat
  * `error` and `response.failed`, as for a converted route.
  *
+ * Stateless like every route ({@link passthroughBody}): `store` absent is sent as `false` (OpenAI's own
+ * default would store the response), `conversation` and `background: true` are refused as on a converted
+ * route, and a reasoning item whose `encrypted_content` is the gateway's own envelope (written when an
+ * earlier turn ran on another route of a pool) is left out — OpenAI cannot verify it and would refuse the
+ * whole request — with a warning in `x-modelwire-warnings`.
+ *
  * @module
  */
 import type { ProviderError } from "../../core/provider-error.ts";
 import type { StructuredOutputError } from "../../core/structured-output.ts";
+import { ValidationError, type ValidationIssue } from "../../core/validation-error.ts";
 import type { NativeEndpoint, NativeEvent } from "../../providers/native.ts";
+import { isEnvelope } from "../reasoning-envelope.ts";
 import { dialectHeaders } from "../response-headers.ts";
 import type { Frame, OpenedFrames } from "../write-sse.ts";
 import { type ResponseBase, responseObject, type WireObject } from "./response.ts";
 import { responsesFailureFrames } from "./stream.ts";
+
+/**
+ * The client's body as a passthrough sends it: `store: false` unless the client set it, without the
+ * reasoning items that carry the gateway's envelope (each left out with a warning). `conversation` and
+ * `background: true` are refused (a `ValidationError` naming them): the gateway keeps no state, whatever the
+ * route. The body itself is never changed; a copy is made when something differs.
+ */
+export function passthroughBody(body: Record<string, unknown>, warnings: string[]): Record<string, unknown> {
+  const issues: ValidationIssue[] = [];
+  if (body.conversation !== undefined && body.conversation !== null)
+    issues.push({
+      path: "conversation",
+      message: "the gateway stores no conversations: send the whole input each turn",
+    });
+  if (body.background === true)
+    issues.push({ path: "background", message: "background responses are not supported" });
+  if (issues.length > 0) throw new ValidationError(issues);
+  const sent: Record<string, unknown> = { ...body };
+  if (body.store === undefined || body.store === null) sent.store = false;
+  if (Array.isArray(body.input)) {
+    const input = body.input as unknown[];
+    const carried = (item: unknown) => {
+      const value = item as { type?: unknown; encrypted_content?: unknown } | null;
+      return (
+        typeof value === "object" &&
+        value !== null &&
+        value.type === "reasoning" &&
+        isEnvelope(value.encrypted_content)
+      );
+    };
+    if (input.some(carried)) {
+      sent.input = input.filter((item, index) => {
+        if (!carried(item)) return true;
+        warnings.push(
+          `input[${index}]: reasoning the gateway carried for another route cannot be verified by a Responses upstream; left out`,
+        );
+        return false;
+      });
+    }
+  }
+  return sent;
+}
 
 /** The complete answer of a passthrough: the upstream's JSON text, as it came. */
 export async function passthroughJSON(
@@ -26,10 +76,15 @@ export async function passthroughJSON(
   body: Record<string, unknown>,
   signal: AbortSignal | undefined,
 ): Promise<Response> {
-  const answer = await native.send({ body, stream: false, signal });
+  const warnings: string[] = [];
+  const sent = passthroughBody(body, warnings);
+  const answer = await native.send({ body: sent, stream: false, signal });
   return new Response(answer.json ?? "", {
     status: answer.status,
-    headers: { "content-type": "application/json", ...dialectHeaders(answer.warnings) },
+    headers: {
+      "content-type": "application/json",
+      ...dialectHeaders([...warnings, ...answer.warnings], answer.droppedBetas),
+    },
   });
 }
 
@@ -51,9 +106,14 @@ export class PassthroughStream {
     body: Record<string, unknown>,
     signal: AbortSignal | undefined,
   ): Promise<OpenedFrames> {
-    const answer = await native.send({ body, stream: true, signal });
+    const warnings: string[] = [];
+    const sent = passthroughBody(body, warnings);
+    const answer = await native.send({ body: sent, stream: true, signal });
     const events = answer.events ?? (async function* () {})();
-    return { frames: this.#frames(events), headers: dialectHeaders(answer.warnings) };
+    return {
+      frames: this.#frames(events),
+      headers: dialectHeaders([...warnings, ...answer.warnings], answer.droppedBetas),
+    };
   }
 
   async *#frames(events: AsyncIterable<NativeEvent>): AsyncGenerator<Frame, void, undefined> {

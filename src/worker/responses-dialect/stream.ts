@@ -30,7 +30,7 @@ import type { ProviderError } from "../../core/provider-error.ts";
 import type { Response as ModelResponse } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import { StructuredOutputError } from "../../core/structured-output.ts";
-import { dialectErrorJSON } from "../dialect-errors.ts";
+import { dialectErrorJSON, openAIErrorCode } from "../dialect-errors.ts";
 import type { Frame } from "../write-sse.ts";
 import {
   carriedReasoning,
@@ -65,18 +65,11 @@ interface OpenItem {
 /**
  * The `code` of a failure in the Responses dialect: the codes Codex and the AI SDK act on for the kinds
  * that have one (`context_length_exceeded`, `rate_limit_exceeded`, `insufficient_quota`,
- * `server_is_overloaded`), else the upstream's own OpenAI code, else `server_error`.
+ * `server_is_overloaded`), else the upstream's own OpenAI code, else `server_error` — the HTTP error's
+ * mapping (`openAIErrorCode`), plus `structured_output` for an answer that failed its schema.
  */
 export function responsesErrorCode(failure: ProviderError | StructuredOutputError): string {
-  if (StructuredOutputError.is(failure)) return "structured_output";
-  if (failure.kind === "context_length") return "context_length_exceeded";
-  if (failure.kind === "rate_limit")
-    return failure.code === "insufficient_quota" ? "insufficient_quota" : "rate_limit_exceeded";
-  if (failure.kind === "overloaded") return "server_is_overloaded";
-  if (failure.kind === "timeout") return "timeout";
-  return typeof failure.code === "string" && /^[a-z_]{1,64}$/.test(failure.code)
-    ? failure.code
-    : "server_error";
+  return StructuredOutputError.is(failure) ? "structured_output" : openAIErrorCode(failure);
 }
 
 /** A failure's message, with the wait in Codex's words (`try again in 1.5s`) when it is known. */
@@ -456,41 +449,4 @@ export class ResponsesStreamWriter {
           output: this.#output.filter((_, index) => this.#finished.has(index)),
         }),
     );
-}
-
-/** How long a stream may stay silent before a comment keeps the line open (Codex waits 300 s by default). */
-export const KEEP_ALIVE_MS = 15_000;
-
-/**
- * `frames`, with an SSE comment whenever the source has been silent for `ms` (an upstream thinking
- * without a word, a slow first token after a tool result), so a client's idle timeout does not cut a call
- * that is still running. Comments are no event: every Responses client skips them.
- */
-export async function* keepAlive(frames: AsyncIterable<Frame>, ms = KEEP_ALIVE_MS): AsyncGenerator<Frame> {
-  const iterator = frames[Symbol.asyncIterator]();
-  let timer: ReturnType<typeof setTimeout> | undefined;
-  try {
-    for (;;) {
-      const next = iterator.next();
-      // Left pending when the client goes away during a comment: its failure then has no reader.
-      next.catch(() => {});
-      for (;;) {
-        const silent = new Promise<"silent">((resolve) => {
-          timer = setTimeout(() => resolve("silent"), ms);
-        });
-        const result = await Promise.race([next, silent]);
-        clearTimeout(timer);
-        if (result === "silent") {
-          yield { comment: "keep-alive" };
-          continue;
-        }
-        if (result.done) return;
-        yield result.value;
-        break;
-      }
-    }
-  } finally {
-    clearTimeout(timer);
-    await iterator.return?.();
-  }
 }

@@ -14,6 +14,10 @@
  *   event stream (`messages-answer.ts`, `messages-stream.ts`), the route's reasoning carried in a thinking
  *   block's signature.
  *
+ * `count_tokens` asks the upstream's counting API where the member has one, and estimates otherwise — and
+ * when that count fails for any reason but a refused key (`x-modelwire-token-count: estimate`, a warning
+ * saying why).
+ *
  * Warnings go in `x-modelwire-warnings` (a JSON array). Failures are Anthropic's error envelope, by
  * `app.onError` before the stream starts and as `event: error` after.
  *
@@ -23,6 +27,7 @@ import { Hono } from "hono";
 import * as z from "zod/mini";
 import type { CallOptions } from "../../core/call-options.ts";
 import type { Provider } from "../../core/provider.ts";
+import { ProviderError } from "../../core/provider-error.ts";
 import { holdUntilContent } from "../../core/stream-guards.ts";
 import { StructuredOutputError } from "../../core/structured-output.ts";
 import { validate } from "../../core/validation-error.ts";
@@ -41,6 +46,7 @@ import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import { dialectErrorJSON } from "../dialect-errors.ts";
 import type { Gateway } from "../env.ts";
+import { keepAlive } from "../keep-alive.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 import { dialectHeaders } from "../response-headers.ts";
 import type { ErrorFrames } from "../write-sse.ts";
@@ -126,7 +132,11 @@ export function messagesRoutes(gateway: RouteCalls): Hono<Gateway> {
           { provider: provider.name, model: provider.model },
         );
         return {
-          frames: anthropicFramesOf(events, { model: head.model, route: route.alias }),
+          // A converted stream gets comments through silent stretches (a native upstream sends its pings).
+          frames: keepAlive(
+            anthropicFramesOf(events, { model: head.model, route: route.alias }),
+            gateway.keepAliveMs,
+          ),
           headers: dialectHeaders(request.warnings),
         };
       },
@@ -146,8 +156,24 @@ export function messagesRoutes(gateway: RouteCalls): Hono<Gateway> {
       if (native?.countTokens) {
         const warnings: string[] = [];
         const body = countableBody(withoutCarriedThinking(head.body, warnings), warnings);
-        const tokens = await native.countTokens({ body, betas, version, signal: options.signal });
-        return { tokens, source: "upstream", warnings };
+        try {
+          const tokens = await native.countTokens({ body, betas, version, signal: options.signal });
+          return { tokens, source: "upstream", warnings };
+        } catch (error) {
+          // A count the upstream cannot make (no CountTokens for an inference profile, a model without
+          // it, a blip) is estimated — a client such as Claude Code must not fail on a count; a refused
+          // key or a client that left is not.
+          if (!ProviderError.is(error) || error.kind === "auth" || error.kind === "aborted") throw error;
+          const status = error.status === undefined ? "" : ` ${error.status}`;
+          return {
+            tokens: estimateInputTokens(head.body),
+            source: "estimate",
+            warnings: [
+              ...warnings,
+              `count_tokens: the upstream did not count (${error.kind}${status}); estimated instead`,
+            ],
+          };
+        }
       }
       return { tokens: estimateInputTokens(head.body), source: "estimate", warnings: [] };
     });

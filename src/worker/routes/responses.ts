@@ -4,7 +4,8 @@
  * `responses.stream`, the AI SDK's default `openai(…)` provider and Codex.
  *
  * - A route member that speaks the Responses protocol gets the client's body as it was sent (see
- *   `../responses-dialect/passthrough.ts`).
+ *   `../responses-dialect/passthrough.ts`), kept stateless: `store: false` when absent, `conversation` and
+ *   `background: true` refused, the gateway's own reasoning envelopes left out (with a warning).
  * - Any other member gets the request converted to a neutral call (`../responses-dialect/request.ts`), and
  *   its answer written in the Responses dialect (`response.ts`, `stream.ts`), the route's reasoning
  *   carried in `encrypted_content` when the client asks for `reasoning.encrypted_content`.
@@ -26,12 +27,13 @@ import { nativeEndpointOf } from "../../providers/native.ts";
 import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
+import { keepAlive } from "../keep-alive.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 import { dialectHeaders } from "../response-headers.ts";
 import { PassthroughStream, passthroughJSON } from "../responses-dialect/passthrough.ts";
 import { type NeutralResponsesCall, responsesRequestToNeutral } from "../responses-dialect/request.ts";
 import { type ResponseBase, responseOfNeutral, responsesId } from "../responses-dialect/response.ts";
-import { keepAlive, ResponsesStreamWriter } from "../responses-dialect/stream.ts";
+import { ResponsesStreamWriter } from "../responses-dialect/stream.ts";
 import type { ErrorFrames } from "../write-sse.ts";
 
 /** The protocol a member must speak for the body to pass through. */
@@ -123,7 +125,7 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
           const passthrough = new PassthroughStream(base);
           ending = passthrough.errorFrames;
           const opened = await passthrough.open(endpoint, body, options.signal);
-          return { ...opened, frames: keepAlive(opened.frames) };
+          return { ...opened, frames: keepAlive(opened.frames, gateway.keepAliveMs) };
         }
         const request = convert();
         const writer = new ResponsesStreamWriter(base, {
@@ -138,7 +140,10 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
           () => provider.stream(request.messages, request.tools, { ...request.options, ...options }),
           { provider: provider.name, model: provider.model },
         );
-        return { frames: keepAlive(writer.frames(events)), headers: dialectHeaders(request.warnings) };
+        return {
+          frames: keepAlive(writer.frames(events), gateway.keepAliveMs),
+          headers: dialectHeaders(request.warnings),
+        };
       },
       (failure, expose) => ending(failure, expose),
     );
