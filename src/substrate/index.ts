@@ -24,6 +24,15 @@ export {
   fallback,
 } from "./fallback.ts";
 export {
+  genAiProviderName,
+  type OtlpKeyValue,
+  type OtlpSink,
+  type OtlpSinkOptions,
+  type OtlpSpan,
+  type OtlpValue,
+  otlpSink,
+} from "./otlp-sink.ts";
+export {
   checkPause,
   isStopStatus,
   type PauseLogger,

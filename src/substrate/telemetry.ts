@@ -35,7 +35,13 @@ export interface RequestTelemetry extends TelemetryCall {
   tools: number;
   sessionId?: string | undefined;
   maxTokens?: number | undefined;
+  /** Sampling settings of the call, when set (never headers or keys). */
+  temperature?: number | undefined;
+  topP?: number | undefined;
+  stopSequences?: string[] | undefined;
   metadata?: Record<string, string> | undefined;
+  /** The messages sent: only with `TelemetryOptions.content` (message content is off by default). */
+  input?: readonly MessageInput[] | undefined;
 }
 
 /** A call succeeded. */
@@ -48,7 +54,13 @@ export interface ResponseTelemetry extends TelemetryCall {
   responseProvider: string;
   responseModel: string;
   stopReason: StopReason;
+  /** The provider's own stop value, when it sent one. */
+  rawStopReason?: string | undefined;
+  /** The provider's id of the response, when it sent one. */
+  responseId?: string | undefined;
   usage: Usage;
+  /** The answer: only with `TelemetryOptions.content` (message content is off by default). */
+  output?: Response["message"] | undefined;
   /** US dollars, when the model's prices are known (see `costOf`). */
   cost?: number | undefined;
   servedBy?: ServedBy | undefined;
@@ -95,14 +107,20 @@ export interface TelemetryOptions {
   prices?: ((model: string) => TokenPrices | undefined) | undefined;
   /** Extra strings to scrub from error messages and bodies (keys are already scrubbed by providers). */
   secrets?: readonly (string | undefined)[] | undefined;
+  /**
+   * Put the message content into the events: the request's `input` messages and the response's `output`
+   * message. Default false: events carry counts, never what was said.
+   */
+  content?: boolean | undefined;
 }
 
 /**
  * A provider reporting every call of `provider` to `sink` — an object of callbacks, or one function that
  * receives every event (switch on `type`). Events: `request` when the call starts; then `fallback` for each
  * chain entry passed over, and `response` or `error` when it ends. Events carry counts, timings, usage,
- * cost and `servedBy`, never request headers or settings, so no credential; error text is scrubbed again
- * (`redactSecrets`).
+ * cost, `servedBy` and the sampling options (`maxTokens`, `temperature`, `topP`, `stopSequences`), never
+ * request headers or provider settings, so no credential; message content only with `content: true`.
+ * Error text is scrubbed again (`redactSecrets`).
  *
  * @example
  * ```ts
@@ -157,6 +175,10 @@ export function withTelemetry(
     };
     if (callOptions.sessionId !== undefined) request.sessionId = callOptions.sessionId;
     if (callOptions.maxTokens !== undefined) request.maxTokens = callOptions.maxTokens;
+    if (callOptions.temperature !== undefined) request.temperature = callOptions.temperature;
+    if (callOptions.topP !== undefined) request.topP = callOptions.topP;
+    if (callOptions.stopSequences !== undefined) request.stopSequences = [...callOptions.stopSequences];
+    if (options.content === true) request.input = messages;
     if (callOptions.metadata !== undefined) request.metadata = { ...callOptions.metadata };
     emit(request);
     return { call, started: now() };
@@ -199,6 +221,9 @@ export function withTelemetry(
       synthetic: response.message.synthetic === true,
     };
     if (firstToken !== undefined) event.timeToFirstTokenMs = firstToken - started;
+    if (response.rawStopReason !== undefined) event.rawStopReason = response.rawStopReason;
+    if (response.id !== undefined) event.responseId = response.id;
+    if (options.content === true) event.output = response.message;
     if (priced !== undefined) event.cost = priced;
     if (response.servedBy) {
       event.servedBy = {
