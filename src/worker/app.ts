@@ -19,7 +19,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Workflow } from "../agent/workflow.ts";
 import { ProviderError } from "../core/provider-error.ts";
@@ -30,6 +30,7 @@ import { demoWorkflow } from "./demo.ts";
 import { dialectErrorResponse, dialectOfPath, gatewayFailureBody } from "./dialect-errors.ts";
 import type { Gateway, WorkerEnv } from "./env.ts";
 import { errorResponse, HTTPConfigError } from "./gateway-error.ts";
+import { type OtelSettings, requestTraces } from "./otel.ts";
 import { type RouteTables, routeTables } from "./route-table.ts";
 import { chatCompletionRoutes } from "./routes/chat-completions.ts";
 import { messagesRoutes } from "./routes/messages.ts";
@@ -67,8 +68,13 @@ export interface CreateWorkerOptions {
    * the line open (default 15 000 ms; see `keep-alive.ts`).
    */
   keepAliveMs?: number;
-  /** Where configuration problems are logged (once per configuration). Default `console.error`. */
+  /** Where configuration problems (and failed OTLP exports) are logged. Default `console.error`. */
   log?: (message: string) => void;
+  /**
+   * Settings of the OpenTelemetry traces beside the environment (`OTEL_EXPORTER_OTLP_ENDPOINT`, …: see
+   * `otel.ts`): the `fetch` spans are exported with.
+   */
+  otel?: OtelSettings;
 }
 
 /**
@@ -88,7 +94,13 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   const workflows: Record<string, Workflow> = { demo: demoWorkflow, ...options.workflows };
   const log = options.log ?? ((message: string) => console.error(message));
   const tables = routeTables({ config: options.config, providers: options.providers, log });
-  const calls = { tables, streamHoldMs: options.streamHoldMs, keepAliveMs: options.keepAliveMs };
+  const otel = options.otel ?? {};
+  const calls = {
+    tables,
+    streamHoldMs: options.streamHoldMs,
+    keepAliveMs: options.keepAliveMs,
+    traces: (c: Context<Gateway>) => requestTraces(c, otel, log),
+  };
 
   const app = new Hono<Gateway>();
 

@@ -12,6 +12,7 @@ import type { Provider } from "../core/provider.ts";
 import type { Response as ModelResponse } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import type { Gateway } from "./env.ts";
+import type { RequestTraces } from "./otel.ts";
 import { openStream, withMember } from "./pool.ts";
 import { linkedAbort } from "./request.ts";
 import type { RouteTables } from "./route-table.ts";
@@ -24,6 +25,14 @@ export interface RouteCalls {
   streamHoldMs?: number | undefined;
   /** See `CreateWorkerOptions.keepAliveMs`. */
   keepAliveMs?: number | undefined;
+  /** The request's traces (`otel.ts`): undefined when no OTLP endpoint is configured. */
+  traces?: ((c: Context<Gateway>) => RequestTraces | undefined) | undefined;
+}
+
+/** The member as the call sees it: observed into the request's traces, when there are any. */
+function observer(c: Context<Gateway>, gateway: RouteCalls): (provider: Provider) => Provider {
+  const traces = gateway.traces?.(c);
+  return traces ? (provider) => traces.observe(provider) : (provider) => provider;
 }
 
 /** One model call of a request: on `route`, for `sessionId` (which also reaches the provider). */
@@ -45,8 +54,9 @@ export function completeOn<T = ModelResponse>(
   complete: (provider: Provider, options: CallOptions) => Promise<T>,
 ): Promise<T> {
   const options = { ...call.options, signal: c.req.raw.signal, sessionId: call.sessionId };
+  const observe = observer(c, gateway);
   return withMember(gateway.tables.route(c.env, call.route), c.env?.SESSIONS, call.sessionId, (provider) =>
-    complete(provider, options),
+    complete(observe(provider), options),
   );
 }
 
@@ -67,8 +77,9 @@ export function streamOn(
   const abort = linkedAbort(c.req.raw.signal);
   const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
   const route = gateway.tables.route(c.env, call.route);
+  const observe = observer(c, gateway);
   const frames = openStream(route, c.env?.SESSIONS, call.sessionId, (provider) =>
-    stream(provider, options),
+    stream(observe(provider), options),
   ).then(toFrames);
   return heldSseResponse(frames, {
     abort,
@@ -95,7 +106,10 @@ export function framesOn(
   const abort = linkedAbort(c.req.raw.signal);
   const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
   const route = gateway.tables.route(c.env, call.route);
-  const frames = withMember(route, c.env?.SESSIONS, call.sessionId, (provider) => open(provider, options));
+  const observe = observer(c, gateway);
+  const frames = withMember(route, c.env?.SESSIONS, call.sessionId, (provider) =>
+    open(observe(provider), options),
+  );
   return heldSseResponse(frames, {
     abort,
     context: { provider: "modelwire", model: call.route },

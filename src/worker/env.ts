@@ -11,6 +11,10 @@ import type { TaskObjectBase } from "./task-object.ts";
 export interface WorkerEnv {
   /** Comma-separated bearer tokens accepted by the gateway (a secret). */
   GATEWAY_TOKENS?: string;
+  /** Where OpenTelemetry spans of the model calls go (`{endpoint}/v1/traces`); unset: no traces. */
+  OTEL_EXPORTER_OTLP_ENDPOINT?: string;
+  /** Headers of the span exports, `k1=v1,k2=v2` (a secret: the collector's API key). */
+  OTEL_EXPORTER_OTLP_HEADERS?: string;
   /** The routes, as JSON (see README). */
   MODELWIRE_CONFIG?: string;
   /** One `SessionObject` per session id: the pins of pool routes. */
