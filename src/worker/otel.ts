@@ -28,6 +28,7 @@ import {
   withTelemetry,
 } from "../substrate/telemetry.ts";
 import type { Gateway, WorkerEnv } from "./env.ts";
+import { otlpHeaders } from "./otlp-headers.ts";
 
 /** Settings of the gateway's traces beside the environment (see `CreateWorkerOptions.otel`). */
 export interface OtelSettings {
@@ -38,25 +39,6 @@ export interface OtelSettings {
 /** What a route call observes its providers with, for one request. */
 export interface RequestTraces {
   observe(provider: Provider): Provider;
-}
-
-/** Parses `OTEL_EXPORTER_OTLP_HEADERS`: `k1=v1,k2=v2`, keys trimmed, values trimmed and percent-decoded. */
-export function otlpHeaders(text: string | undefined): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const pair of (text ?? "").split(",")) {
-    const at = pair.indexOf("=");
-    if (at <= 0) continue;
-    const key = pair.slice(0, at).trim();
-    const raw = pair.slice(at + 1).trim();
-    let value = raw;
-    try {
-      value = decodeURIComponent(raw);
-    } catch {
-      // Not percent-encoded after all: the value as written.
-    }
-    if (key !== "") headers[key] = value;
-  }
-  return headers;
 }
 
 /**

@@ -59,7 +59,10 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     budget: 32_650,
     target: 24_000,
   },
-  // Every adapter, the substrate, the agent loop and zod/mini; 81 KB until the reviews of issues 17 and 18
+  // Every adapter, the substrate, the agent loop and zod/mini; 81.6 KB until issue 19's OpenTelemetry
+  // sink (`otlpSink`: OTLP/HTTP JSON spans in the GenAI conventions, the batch queue, the provider-name
+  // table; the telemetry events' sampling options, response id and content: measured +1.7 KB);
+  // 81 KB until the reviews of issues 17 and 18
   // (Vertex's beta allowlist and cache-scope strip, Bedrock's count max_tokens, the reasoning-shape table;
   // Gemini's call-order results and -latest profiles, the service-account token's refresh fallback and
   // one resend after a 401: ~0.5 KB); 68.8 KB until issue 17 (native calls, ~1.5 KB; Bedrock's
@@ -67,7 +70,7 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   // vertex() with the service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 81_600, target: 30_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 83_350, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

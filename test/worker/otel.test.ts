@@ -14,7 +14,6 @@ import {
   fakeUpstream,
   gatewayEnv,
   ROUTES,
-  readSse,
   sseResponse,
   streamBody,
   TOKEN,
