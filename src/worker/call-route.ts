@@ -13,7 +13,7 @@ import type { Response as ModelResponse } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import type { Gateway } from "./env.ts";
 import type { RequestTraces } from "./otel.ts";
-import { openStream, withMember } from "./pool.ts";
+import { contentStream, withMember } from "./pool.ts";
 import { linkedAbort } from "./request.ts";
 import type { RouteTables } from "./route-table.ts";
 import { type ErrorFrames, type FrameSource, heldSseResponse, type OpenedFrames } from "./write-sse.ts";
@@ -74,20 +74,13 @@ export function streamOn(
   /** The dialect's frames for a failure after the response started (default: modelwire's `event: error`). */
   errorFrames?: ErrorFrames,
 ): Promise<Response> {
-  const abort = linkedAbort(c.req.raw.signal);
-  const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
-  const route = gateway.tables.route(c.env, call.route);
-  const observe = observer(c, gateway);
-  const frames = openStream(route, c.env?.SESSIONS, call.sessionId, (provider) =>
-    stream(observe(provider), options),
-  ).then(toFrames);
-  return heldSseResponse(frames, {
-    abort,
-    context: { provider: "modelwire", model: call.route },
-    expose: gateway.tables.exposeUpstreamErrors(c.env),
-    holdMs: gateway.streamHoldMs,
-    ...(errorFrames ? { errorFrames } : {}),
-  });
+  return framesOn(
+    c,
+    gateway,
+    call,
+    (provider, options) => contentStream(provider, (member) => stream(member, options)).then(toFrames),
+    errorFrames,
+  );
 }
 
 /**

@@ -74,7 +74,16 @@ export function openStream(
   sessionId: string | undefined,
   open: (provider: Provider) => AsyncIterable<StreamEvent>,
 ): Promise<AsyncIterable<StreamEvent>> {
-  return withMember(route, sessions, sessionId, (provider) =>
-    holdUntilContent(() => open(provider), { provider: provider.name, model: provider.model }),
-  );
+  return withMember(route, sessions, sessionId, (provider) => contentStream(provider, open));
+}
+
+/**
+ * `open(provider)`'s stream, resolved once it has sent its first content event (`holdUntilContent`): a
+ * failure before that rejects, so the route fails over to its next member.
+ */
+export function contentStream(
+  provider: Provider,
+  open: (provider: Provider) => AsyncIterable<StreamEvent>,
+): Promise<AsyncIterable<StreamEvent>> {
+  return holdUntilContent(() => open(provider), { provider: provider.name, model: provider.model });
 }

@@ -7,7 +7,12 @@
 import { describe, expect, it } from "vitest";
 import { type Response as ModelResponse, ProviderError, type StreamEvent } from "../../src/index.ts";
 import { anthropicMessagesProtocol } from "../../src/protocols/anthropic-messages/index.ts";
-import { checkedNativeEvents, type NativeEvent, sseNativeEvent } from "../../src/providers/native.ts";
+import {
+  checkedNativeEvents,
+  type NativeEvent,
+  sseNativeEvent,
+  typeOfJson,
+} from "../../src/providers/native.ts";
 import { readSseBatches, type SseEvent } from "../../src/wire/sse.ts";
 import { byteStream, controlledByteStream } from "../helpers/byte-stream.ts";
 import { anthropicSse, drain, drainFailing, recording, sseEventsOf, textOf } from "./native.helpers.ts";
@@ -259,5 +264,17 @@ describe("checkedNativeEvents: nothing is held back", () => {
     ]);
     expect(start).toMatchObject({ value: { event: "content_block_start" } });
     await iterator.return?.();
+  });
+});
+
+describe("typeOfJson: a native event's type", () => {
+  it("is the leading type member, else the parsed one, else undefined", () => {
+    expect(typeOfJson('{"type":"message_start","message":{"type":"message"}}')).toBe("message_start");
+    expect(typeOfJson(' { "type" : "ping" }')).toBe("ping");
+    // Not the first member, or written with an escape: read by parsing.
+    expect(typeOfJson('{"index":0,"type":"content_block_stop"}')).toBe("content_block_stop");
+    expect(typeOfJson('{"type":"a\\u0062c"}')).toBe("abc");
+    expect(typeOfJson('{"type":7}')).toBeUndefined();
+    expect(typeOfJson("not json")).toBeUndefined();
   });
 });

@@ -28,7 +28,6 @@ import * as z from "zod/mini";
 import type { CallOptions } from "../../core/call-options.ts";
 import type { Provider } from "../../core/provider.ts";
 import { ProviderError } from "../../core/provider-error.ts";
-import { holdUntilContent } from "../../core/stream-guards.ts";
 import { StructuredOutputError } from "../../core/structured-output.ts";
 import { validate } from "../../core/validation-error.ts";
 import { ANTHROPIC_MESSAGES } from "../../protocols/anthropic-messages/anthropic-wire.ts";
@@ -47,6 +46,7 @@ import { completedOrRaw } from "../chat-completions.ts";
 import { dialectErrorJSON } from "../dialect-errors.ts";
 import type { Gateway } from "../env.ts";
 import { keepAlive } from "../keep-alive.ts";
+import { contentStream } from "../pool.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 import { dialectHeaders } from "../response-headers.ts";
 import type { ErrorFrames } from "../write-sse.ts";
@@ -127,9 +127,8 @@ export function messagesRoutes(gateway: RouteCalls): Hono<Gateway> {
           return { frames, headers: nativeHeaders(answer, warnings) };
         }
         const request = neutral();
-        const events = await holdUntilContent(
-          () => provider.stream(request.messages, request.tools, callOptions(request, options)),
-          { provider: provider.name, model: provider.model },
+        const events = await contentStream(provider, (member) =>
+          member.stream(request.messages, request.tools, callOptions(request, options)),
         );
         return {
           // A converted stream gets comments through silent stretches (a native upstream sends its pings).

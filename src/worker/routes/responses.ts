@@ -21,13 +21,13 @@ import { Hono } from "hono";
 import * as z from "zod/mini";
 import { SessionIdSchema } from "../../core/call-options.ts";
 import type { Provider } from "../../core/provider.ts";
-import { holdUntilContent } from "../../core/stream-guards.ts";
 import { ValidationError } from "../../core/validation-error.ts";
 import { nativeEndpointOf } from "../../providers/native.ts";
 import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
 import { keepAlive } from "../keep-alive.ts";
+import { contentStream } from "../pool.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 import { dialectHeaders } from "../response-headers.ts";
 import { PassthroughStream, passthroughJSON } from "../responses-dialect/passthrough.ts";
@@ -136,9 +136,8 @@ export function responsesRoutes(gateway: RouteCalls): Hono<Gateway> {
         });
         ending = writer.errorFrames;
         // Opened once the member sent its first content event: a failure before that fails over.
-        const events = await holdUntilContent(
-          () => provider.stream(request.messages, request.tools, { ...request.options, ...options }),
-          { provider: provider.name, model: provider.model },
+        const events = await contentStream(provider, (member) =>
+          member.stream(request.messages, request.tools, { ...request.options, ...options }),
         );
         return {
           frames: keepAlive(writer.frames(events), gateway.keepAliveMs),
