@@ -16,6 +16,7 @@ import type { Response } from "../core/response.ts";
 import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
 import { prepareResponseFormat, readStructuredOutput } from "../core/structured-output.ts";
 import { normalizeToolSpecs, type ToolSpec, type ToolSpecInput } from "../core/tool-spec.ts";
+import type { Usage } from "../core/usage.ts";
 import { ValidationError } from "../core/validation-error.ts";
 import { outputToolAnswer, outputToolEvents } from "../protocols/output-tool.ts";
 import type { Protocol, ProtocolWire } from "../protocols/protocol.ts";
@@ -201,6 +202,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
             status: answer.status,
             json: text,
             response: () => parsed,
+            usage: () => parsed.usage,
             droppedBetas,
             warnings,
             requestId,
@@ -219,6 +221,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
           body: JSON.stringify(body),
         });
         let final: Response | undefined;
+        let usage: Usage | undefined;
         let answer: globalThis.Response;
         let frames: ReadableStream<Uint8Array>;
         try {
@@ -234,8 +237,12 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
           protocol.readFrames(frames),
           nativeSpec.eventOf,
           (single) => protocol.assembleStream(single, context),
-          (response) => {
-            final = response;
+          (event) => {
+            if (event.type === "usage") usage = event.usage;
+            else if (event.type === "done") {
+              final = event.response;
+              usage = final.usage;
+            }
           },
         );
         return {
@@ -260,6 +267,7 @@ export function httpProvider<W extends ProtocolWire, O extends CallOptions = Cal
             }
           })(),
           response: () => final,
+          usage: () => usage,
           droppedBetas,
           warnings,
           requestId: requestIdOf(answer.headers),

@@ -16,6 +16,7 @@ import type { Timeouts } from "../core/call-options.ts";
 import { markPartialOutput } from "../core/provider-error.ts";
 import type { Response } from "../core/response.ts";
 import { isContentEvent, type StreamEvent } from "../core/stream-event.ts";
+import type { Usage } from "../core/usage.ts";
 import type { SseEvent } from "../wire/sse.ts";
 
 /** One event of a native stream: its type and its JSON text exactly as the upstream sent it. */
@@ -60,6 +61,11 @@ export interface NativeAnswer {
    * event was read) — for usage accounting.
    */
   response(): Response | undefined;
+  /**
+   * The usage the upstream reported so far (the response's once there is one): what a call that failed
+   * part-way was billed. Undefined when nothing was reported.
+   */
+  usage?(): Usage | undefined;
   /** Beta flags the upstream does not accept, left out of the request (see {@link NativeRequest.betas}). */
   droppedBetas: readonly string[];
   /** What the request lost on the way (a field the upstream does not take), one line each. */
@@ -103,7 +109,8 @@ export function nativeEndpointOf(provider: unknown, protocol: string): NativeEnd
  * failing. `frames` are the protocol's `readFrames` output; `eventOf` gives a frame's type and text
  * (undefined: a frame that is not an event, still fed to the assembler); `assemble` is the protocol's
  * `assembleStream`. The assembler's failure (an `error` event, a cut stream) is thrown after the events
- * before it, `partialOutput` set once a content event was assembled; its final `Response` goes to `done`.
+ * before it, `partialOutput` set once a content event was assembled; every assembled event (its usage so far,
+ * its final `Response`) goes to `seen`.
  * A consumer that stops early is not held until the upstream's next frame: abort the upstream request
  * then (as `httpProvider`'s native calls do), so the read in flight ends.
  */
@@ -111,7 +118,8 @@ export async function* checkedNativeEvents<F>(
   frames: AsyncIterable<F | readonly F[]>,
   eventOf: (frame: F) => NativeEvent | undefined,
   assemble: (frames: AsyncIterable<F>) => AsyncIterable<StreamEvent>,
-  done: (response: Response) => void,
+  /** Every event the assembler made (a `usage` event: usage so far; `done`: the whole response). */
+  seen: (event: StreamEvent) => void,
 ): AsyncGenerator<NativeEvent, void, undefined> {
   // The assembler pulls one frame at a time: when it asks for the next one, the last was taken — at once,
   // not when the next frame arrives (a ping before a long silence goes out before the silence).
@@ -166,7 +174,7 @@ export async function* checkedNativeEvents<F>(
       while (taken.length > 0) yield taken.shift()!;
       const event = result.value;
       content ||= isContentEvent(event);
-      if (event.type === "done") done(event.response);
+      seen(event);
     }
   } catch (error) {
     // The events the assembler took before the failing one still went out; then the failure.

@@ -77,6 +77,11 @@ export interface ErrorTelemetry extends TelemetryCall {
   error: ProviderErrorJSON | { name: string; message: string };
   /** Some output had reached the caller. */
   partialOutput: boolean;
+  /**
+   * The usage the upstream reported before the failure (a stream's last `usage` event): what the call
+   * was billed. Absent when none was reported.
+   */
+  usage?: Usage | undefined;
 }
 
 /** A fallback entry was passed over during the call (reported once the call has ended). */
@@ -242,6 +247,7 @@ export function withTelemetry(
     error: unknown,
     firstToken: number | undefined,
     outputSent: boolean,
+    usage?: Usage,
   ) => {
     if (typeof error === "object" && error !== null) fallbacks(call, chainFailures.get(error));
     const data: ErrorTelemetry["error"] = ProviderError.is(error)
@@ -258,6 +264,7 @@ export function withTelemetry(
       partialOutput: outputSent || (ProviderError.is(error) && error.partialOutput),
     };
     if (firstToken !== undefined) event.timeToFirstTokenMs = firstToken - started;
+    if (usage !== undefined) event.usage = usage;
     emit(event);
   };
 
@@ -289,10 +296,12 @@ export function withTelemetry(
     ): AsyncGenerator<StreamEvent, void, undefined> {
       const { call, started } = begin("stream", messages, tools, callOptions);
       let firstToken: number | undefined;
+      let usage: Usage | undefined;
       let ended = false;
       try {
         for await (const event of provider.stream(messages, tools, callOptions)) {
           if (firstToken === undefined && isContentEvent(event)) firstToken = now();
+          if (event.type === "usage") usage = event.usage;
           if (event.type === "done") {
             ended = true;
             succeeded(call, started, event.response, firstToken);
@@ -301,14 +310,14 @@ export function withTelemetry(
         }
       } catch (error) {
         ended = true;
-        failed(call, started, error, firstToken, firstToken !== undefined);
+        failed(call, started, error, firstToken, firstToken !== undefined, usage);
         throw error;
       } finally {
         if (!ended) {
           // The reader stopped early (break / return): the call ends here without a response.
           const closed = new Error("the reader stopped before the stream ended");
           closed.name = "StreamClosed";
-          failed(call, started, closed, firstToken, firstToken !== undefined);
+          failed(call, started, closed, firstToken, firstToken !== undefined, usage);
         }
       }
     },

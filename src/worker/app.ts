@@ -25,13 +25,16 @@ import type { Workflow } from "../agent/workflow.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { VERSION } from "../index.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
-import { gatewayTokens, isAuthorized } from "./auth.ts";
+import { gatewayTokens, isAuthorized, presentedToken } from "./auth.ts";
 import { demoWorkflow } from "./demo.ts";
 import { dialectErrorResponse, dialectOfPath, gatewayFailureBody } from "./dialect-errors.ts";
 import type { Gateway, WorkerEnv } from "./env.ts";
-import { errorResponse, HTTPConfigError } from "./gateway-error.ts";
+import { errorResponse, GatewayRefusal, HTTPConfigError } from "./gateway-error.ts";
+import { keyPrincipalOf } from "./keys/gateway-keys.ts";
+import { KeyObject } from "./keys/key-object.ts";
 import { type OtelSettings, requestTraces } from "./otel.ts";
 import { type RouteTables, routeTables } from "./route-table.ts";
+import { adminRoutes } from "./routes/admin.ts";
 import { chatCompletionRoutes } from "./routes/chat-completions.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { modelRoutes } from "./routes/models.ts";
@@ -87,7 +90,7 @@ export interface CreateWorkerOptions {
  * import { createWorker } from "modelwire/worker";
  * const worker = createWorker({ workflows: { triage } });
  * export default worker.app;
- * export const { SessionObject, TaskObject } = worker;
+ * export const { SessionObject, TaskObject, KeyObject } = worker;
  * ```
  */
 export function createWorker(options: CreateWorkerOptions = {}) {
@@ -134,14 +137,46 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.get("/health", (c) => c.json({ ok: true, name: "modelwire", version: VERSION }));
 
   app.use("/v1/*", async (c, next) => {
+    const path = c.req.path;
+    const authorization = c.req.header("authorization");
+    const apiKey = c.req.header("x-api-key");
+    // The admin API takes the admin tokens only; every other route refuses them (unless also listed
+    // in GATEWAY_TOKENS).
+    if (path === "/v1/admin" || path.startsWith("/v1/admin/")) {
+      const admins = gatewayTokens(c.env?.ADMIN_TOKENS);
+      if (admins.length === 0) {
+        return unauthorized(path, "the gateway has no ADMIN_TOKENS configured; the admin API is closed");
+      }
+      if (!(await isAuthorized(authorization, admins, apiKey))) {
+        return unauthorized(path, "missing or invalid admin token");
+      }
+      return next();
+    }
     const tokens = gatewayTokens(c.env?.GATEWAY_TOKENS);
-    if (tokens.length === 0) {
-      return unauthorized(c.req.path, "the gateway has no GATEWAY_TOKENS configured; every route is closed");
+    if (await isAuthorized(authorization, tokens, apiKey)) {
+      c.set("principal", { kind: "token" });
+      return next();
     }
-    if (!(await isAuthorized(c.req.header("authorization"), tokens, c.req.header("x-api-key")))) {
-      return unauthorized(c.req.path, "missing or invalid bearer token");
+    const token = presentedToken(authorization, apiKey);
+    const key = token === undefined ? undefined : await keyPrincipalOf(c.env, token);
+    if (key !== undefined && "refused" in key) return unauthorized(path, key.refused);
+    if (key !== undefined) {
+      if (path.startsWith("/v1/tasks")) {
+        // A task's model calls run in its Durable Object, outside the key's limits: not for keys.
+        throw new GatewayRefusal({
+          status: 403,
+          code: "tasks_not_allowed",
+          message:
+            "tasks run with the gateway's own tokens (GATEWAY_TOKENS); a virtual key cannot start or see them",
+        });
+      }
+      c.set("principal", key);
+      return next();
     }
-    await next();
+    if (tokens.length === 0 && gatewayTokens(c.env?.ADMIN_TOKENS).length === 0) {
+      return unauthorized(path, "the gateway has no GATEWAY_TOKENS configured; every route is closed");
+    }
+    return unauthorized(path, "missing or invalid bearer token");
   });
   app.use(
     "/v1/*",
@@ -165,9 +200,10 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.route("/", modelRoutes(tables));
   app.route("/", sessionRoutes());
   app.route("/", taskRoutes(workflows));
+  app.route("/", adminRoutes());
 
   const TaskObject = createTaskObject((env) => taskRuntime(workflows, tables, env as WorkerEnv));
-  return { app, fetch: app.fetch, SessionObject, TaskObject };
+  return { app, fetch: app.fetch, SessionObject, TaskObject, KeyObject };
 }
 
 /** What a task object runs with: the gateway's workflows, and the first member of a route as its provider. */

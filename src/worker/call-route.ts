@@ -11,7 +11,9 @@ import type { CallOptions } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import type { Response as ModelResponse } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
+import type { Route } from "./config.ts";
 import type { Gateway } from "./env.ts";
+import { admitCall } from "./keys/gateway-keys.ts";
 import type { RequestTraces } from "./otel.ts";
 import { contentStream, withMember } from "./pool.ts";
 import { linkedAbort } from "./request.ts";
@@ -29,10 +31,25 @@ export interface RouteCalls {
   traces?: ((c: Context<Gateway>) => RequestTraces | undefined) | undefined;
 }
 
-/** The member as the call sees it: observed into the request's traces, when there are any. */
-function observer(c: Context<Gateway>, gateway: RouteCalls): (provider: Provider) => Provider {
+/**
+ * The call admitted for the request's key (`keys/gateway-keys.ts`: a refusal throws before any member is
+ * called), and the member as the call sees it: metered for the key, and observed into the request's
+ * traces when there are any.
+ */
+async function admitted(
+  c: Context<Gateway>,
+  gateway: RouteCalls,
+  call: ModelCall,
+): Promise<{ route: Route; observe: (provider: Provider) => Provider }> {
+  const route = gateway.tables.route(c.env, call.route);
+  const meter = await admitCall(c, gateway.tables, route, { metered: call.metered ?? true });
   const traces = gateway.traces?.(c);
-  return traces ? (provider) => traces.observe(provider) : (provider) => provider;
+  return {
+    route,
+    observe: traces
+      ? (provider) => traces.observe(meter.observe(provider))
+      : (provider) => meter.observe(provider),
+  };
 }
 
 /** One model call of a request: on `route`, for `sessionId` (which also reaches the provider). */
@@ -41,21 +58,23 @@ export interface ModelCall {
   sessionId: string | undefined;
   /** Call options from the request; the gateway adds `signal` and `sessionId`. */
   options?: CallOptions | undefined;
+  /** Whether the call counts against the key's limits and usage (default true; `count_tokens`: false). */
+  metered?: boolean | undefined;
 }
 
 /**
  * `complete` on the call's member, with the request's signal (a client that leaves aborts the upstream
  * call).
  */
-export function completeOn<T = ModelResponse>(
+export async function completeOn<T = ModelResponse>(
   c: Context<Gateway>,
   gateway: RouteCalls,
   call: ModelCall,
   complete: (provider: Provider, options: CallOptions) => Promise<T>,
 ): Promise<T> {
   const options = { ...call.options, signal: c.req.raw.signal, sessionId: call.sessionId };
-  const observe = observer(c, gateway);
-  return withMember(gateway.tables.route(c.env, call.route), c.env?.SESSIONS, call.sessionId, (provider) =>
+  const { route, observe } = await admitted(c, gateway, call);
+  return withMember(route, c.env?.SESSIONS, call.sessionId, (provider) =>
     complete(observe(provider), options),
   );
 }
@@ -89,17 +108,16 @@ export function streamOn(
  * with a retryable error) by the route, the upstream call aborted when the client leaves, a failure within
  * the hold a plain HTTP error and after it the dialect's `errorFrames`.
  */
-export function framesOn(
+export async function framesOn(
   c: Context<Gateway>,
   gateway: RouteCalls,
   call: ModelCall,
   open: (provider: Provider, options: CallOptions) => Promise<FrameSource | OpenedFrames>,
   errorFrames?: ErrorFrames,
 ): Promise<Response> {
+  const { route, observe } = await admitted(c, gateway, call);
   const abort = linkedAbort(c.req.raw.signal);
   const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
-  const route = gateway.tables.route(c.env, call.route);
-  const observe = observer(c, gateway);
   const frames = withMember(route, c.env?.SESSIONS, call.sessionId, (provider) =>
     open(observe(provider), options),
   );

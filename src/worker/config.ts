@@ -12,6 +12,7 @@
 import * as z from "zod/mini";
 import type { Provider } from "../core/provider.ts";
 import { issuesOf, ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
+import type { TokenPrices } from "../substrate/cost.ts";
 import { type CreateProviderOptions, createProvider } from "../substrate/provider-from-config.ts";
 import { demoProvider } from "./demo.ts";
 
@@ -48,6 +49,15 @@ const MemberSchema = z.looseObject({
 
 const ROUTE_NAME = /^[A-Za-z0-9._:/-]{1,128}$/;
 
+const price = z.number().check(z.nonnegative(), z.maximum(1_000_000));
+const PricesSchema = z.strictObject({
+  input: price,
+  output: price,
+  cacheRead: z.optional(price),
+  cacheWrite5m: z.optional(price),
+  cacheWrite1h: z.optional(price),
+});
+
 /** `MODELWIRE_CONFIG`, as JSON: routes are checked one by one (see {@link buildRoutes}), the rest here. */
 export const WorkerConfigSchema = z.strictObject({
   routes: z.record(z.string(), z.unknown()),
@@ -56,6 +66,11 @@ export const WorkerConfigSchema = z.strictObject({
    * default: an upstream's body may quote the request, or hold details meant for the operator.
    */
   exposeUpstreamErrors: z.optional(z.boolean()),
+  /**
+   * Prices of models the built-in profiles do not know (US dollars per million tokens), by the model id
+   * the upstream answers with (or the member's `model`): what the per-key spend and budgets count.
+   */
+  prices: z.optional(z.record(z.string().check(z.minLength(1)), PricesSchema)),
 });
 export type WorkerConfig = z.output<typeof WorkerConfigSchema>;
 
@@ -71,6 +86,8 @@ export interface RouteTable {
    */
   brokenAliases: Map<string, string>;
   exposeUpstreamErrors: boolean;
+  /** The config's `prices`, by model id. */
+  prices: ReadonlyMap<string, TokenPrices>;
 }
 
 /**
@@ -138,7 +155,13 @@ export function buildRoutes(
       for (const name of aliases) brokenAliases.set(name, alias);
     }
   }
-  return { routes, broken, brokenAliases, exposeUpstreamErrors: parsed.data.exposeUpstreamErrors ?? false };
+  return {
+    routes,
+    broken,
+    brokenAliases,
+    exposeUpstreamErrors: parsed.data.exposeUpstreamErrors ?? false,
+    prices: new Map(Object.entries(parsed.data.prices ?? {})),
+  };
 }
 
 /**

@@ -17,7 +17,13 @@
 import { ProviderError } from "../core/provider-error.ts";
 import { StructuredOutputError } from "../core/structured-output.ts";
 import { ValidationError, type ValidationIssue } from "../core/validation-error.ts";
-import { HTTPConfigError, retryHeaders, statusOf, structuredOutputErrorJSON } from "./gateway-error.ts";
+import {
+  GatewayRefusal,
+  HTTPConfigError,
+  retryHeaders,
+  statusOf,
+  structuredOutputErrorJSON,
+} from "./gateway-error.ts";
 
 /** Which shape a route answers failures in. */
 export type Dialect = "modelwire" | "openai" | "anthropic";
@@ -204,6 +210,10 @@ export function dialectFailure(
   };
   if (error instanceof HTTPConfigError)
     return shape(500, `server configuration: ${error.message}`, "config", null, error.issues);
+  if (error instanceof GatewayRefusal) {
+    const failure = shape(error.status, error.message, error.code);
+    return { ...failure, headers: error.headers() };
+  }
   if (error instanceof UnknownRouteError) {
     return dialect === "anthropic"
       ? shape(404, `model: ${error.route}`, "model_not_found", "model")

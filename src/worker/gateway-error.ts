@@ -30,6 +30,37 @@ export class HTTPConfigError extends Error {
   }
 }
 
+/**
+ * A request the gateway refuses itself, for the key that made it: a limit reached (429 with the wait),
+ * a route the key may not use (403), a key that is not valid (401). Answered in the path's dialect, with
+ * `code` as the OpenAI-dialect code (`rate_limit_exceeded`, `budget_exceeded`, …) and `Retry-After` when the
+ * wait is known; it never reaches an upstream.
+ */
+export class GatewayRefusal extends Error {
+  override readonly name = "GatewayRefusal";
+  readonly status: number;
+  readonly code: string;
+  readonly retryAfterMs: number | undefined;
+
+  constructor(refusal: { status: number; code: string; message: string; retryAfterMs?: number | undefined }) {
+    super(refusal.message);
+    this.status = refusal.status;
+    this.code = refusal.code;
+    this.retryAfterMs = refusal.retryAfterMs;
+  }
+
+  /** The neutral dialect's `kind` of the refusal's status. */
+  get kind(): string {
+    return this.status === 429 ? "rate_limit" : this.status === 403 ? "forbidden" : "auth";
+  }
+
+  /** `Retry-After` (429s), and `www-authenticate` (401s). */
+  headers(): Record<string, string> {
+    if (this.status === 401) return { "www-authenticate": "Bearer" };
+    return this.status === 429 ? retryHeaders(this.retryAfterMs) : {};
+  }
+}
+
 /** HTTP status for a provider failure seen by a gateway client. */
 export function statusOf(kind: ProviderErrorKind | string): number {
   switch (kind) {
@@ -99,6 +130,12 @@ export function errorResponse(
   }
   if (StructuredOutputError.is(error)) {
     return Response.json({ error: structuredOutputErrorJSON(error) }, { status: 502 });
+  }
+  if (error instanceof GatewayRefusal) {
+    return Response.json(
+      { error: { kind: error.kind, code: error.code, message: error.message } },
+      { status: error.status, headers: error.headers() },
+    );
   }
   if (ProviderError.is(error)) {
     const status = statusOf(error.kind);

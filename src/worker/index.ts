@@ -11,4 +11,5 @@ const worker = createWorker();
 export default { fetch: worker.fetch } satisfies ExportedHandler<WorkerEnv>;
 export const SessionObject = worker.SessionObject;
 export const TaskObject = worker.TaskObject;
+export const KeyObject = worker.KeyObject;
 export { createWorker };

@@ -8,6 +8,7 @@
 import type { Context } from "hono";
 import { SessionIdSchema } from "../core/call-options.ts";
 import { ValidationError, validate } from "../core/validation-error.ts";
+import type { Gateway } from "./env.ts";
 
 /** Deepest nesting of arrays and objects accepted in a request body (tool arguments included). */
 export const MAX_JSON_DEPTH = 64;
@@ -27,6 +28,8 @@ export async function jsonBody(c: Context): Promise<unknown> {
       { path: deep || "body", message: `nested deeper than ${MAX_JSON_DEPTH} levels of arrays and objects` },
     ]);
   }
+  // Kept for the admission of a key's request (its token estimate: `keys/estimate.ts`).
+  (c as Context<Gateway>).set("body", { text, value });
   return value;
 }
 

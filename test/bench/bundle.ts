@@ -54,12 +54,15 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
+    // 32.65 KB until issue 19's usage of a failed native call (`NativeAnswer.usage`, ~10 bytes);
     // 32.6 KB until the reasoning-shape table (~30 bytes); 31.5 KB until issue 17 (native calls, ~1.1 KB);
     // 25.8 KB until issue 16: two protocols' part mappings and structured output (~5.3 KB).
-    budget: 32_650,
+    budget: 32_670,
     target: 24_000,
   },
-  // Every adapter, the substrate, the agent loop and zod/mini; 81.6 KB until issue 19's OpenTelemetry
+  // Every adapter, the substrate, the agent loop and zod/mini; 83.35 KB until issue 19's per-key usage
+  // (the usage a failed call reported before the failure, in its telemetry event and native answer:
+  // +15 bytes); 81.6 KB until issue 19's OpenTelemetry
   // sink (`otlpSink`: OTLP/HTTP JSON spans in the GenAI conventions, the batch queue, the provider-name
   // table; the telemetry events' sampling options, response id and content: measured +1.7 KB);
   // 81 KB until the reviews of issues 17 and 18
@@ -70,7 +73,7 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   // vertex() with the service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 83_350, target: 30_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 83_370, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

@@ -29,7 +29,9 @@ function anthropicNative(
     anthropicMessagesProtocol.readFrames(body),
     sseNativeEvent,
     (frames) => anthropicMessagesProtocol.assembleStream(frames, CONTEXT),
-    done,
+    (event) => {
+      if (event.type === "done") done(event.response);
+    },
   );
 }
 

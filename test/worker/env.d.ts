@@ -6,10 +6,12 @@ declare namespace Cloudflare {
   }
   interface Env {
     GATEWAY_TOKENS: string;
+    ADMIN_TOKENS: string;
     ANTHROPIC_API_KEY: string;
     MODELWIRE_CONFIG: string;
     SESSIONS: DurableObjectNamespace<import("../../src/worker/session-object.ts").SessionObject>;
     TASKS: DurableObjectNamespace<import("../../src/worker/task-object.ts").TaskObjectBase>;
+    KEYS: DurableObjectNamespace<import("../../src/worker/keys/key-object.ts").KeyObject>;
   }
 }
 

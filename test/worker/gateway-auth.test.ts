@@ -167,12 +167,12 @@ describe("gateway auth (the deployed Worker)", () => {
   });
 });
 
-describe("a Worker with no GATEWAY_TOKENS", () => {
+describe("a Worker with no GATEWAY_TOKENS (and no ADMIN_TOKENS, so no virtual keys either)", () => {
   const worker = createWorker();
   const closedEnvs: [label: string, env: WorkerEnv][] = [
-    ["unset", { ...env, GATEWAY_TOKENS: undefined }],
-    ["empty", { ...env, GATEWAY_TOKENS: "" }],
-    ["only separators", { ...env, GATEWAY_TOKENS: " , ,, " }],
+    ["unset", { ...env, GATEWAY_TOKENS: undefined, ADMIN_TOKENS: undefined }],
+    ["empty", { ...env, GATEWAY_TOKENS: "", ADMIN_TOKENS: "" }],
+    ["only separators", { ...env, GATEWAY_TOKENS: " , ,, ", ADMIN_TOKENS: " , " }],
   ];
 
   it("refuses every /v1 route, even with a token that would otherwise be valid", async () => {

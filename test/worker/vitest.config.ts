@@ -17,6 +17,7 @@ export default defineConfig({
       miniflare: {
         bindings: {
           GATEWAY_TOKENS: `test-token-a, test-token-b, ${devToken}`,
+          ADMIN_TOKENS: "test-admin-token",
           ANTHROPIC_API_KEY: "sk-ant-test-worker-key-000000",
           // The deployed config's demo route waits 3 s per call so a person can pause a demo task; tests
           // step tasks by hand and need no wait.

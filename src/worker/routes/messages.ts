@@ -149,7 +149,8 @@ export function messagesRoutes(gateway: RouteCalls): Hono<Gateway> {
     gateway.tables.route(c.env, head.model);
     const betas = betasOf(c.req.header("anthropic-beta"));
     const version = c.req.header("anthropic-version");
-    const call = { route: head.model, sessionId: headerSessionId(c) ?? head.userId };
+    // A count is not a model call: the key's route is checked, its limits and usage are not touched.
+    const call = { route: head.model, sessionId: headerSessionId(c) ?? head.userId, metered: false };
     const counted = await completeOn(c, gateway, call, async (provider, options) => {
       const native = nativeOf(provider);
       if (native?.countTokens) {

@@ -5,6 +5,8 @@
  */
 import { Hono } from "hono";
 import type { Gateway } from "../env.ts";
+import { aliasesOf } from "../keys/gateway-keys.ts";
+import { routeAllowed } from "../keys/key-record.ts";
 import type { RouteTables } from "../route-table.ts";
 
 /** The model list route of a gateway. */
@@ -14,9 +16,18 @@ export function modelRoutes(tables: RouteTables): Hono<Gateway> {
   app.get("/v1/models", (c) => {
     // Only the routes that are served: a route with a configuration problem is not a model to call.
     const table = tables.forRequest(c.env);
+    const principal = c.get("principal");
+    // A virtual key sees the routes it may call.
+    const names = [...table.routes.entries()]
+      .filter(
+        ([, route]) =>
+          principal?.kind !== "key" ||
+          routeAllowed(principal.record, route.alias, aliasesOf(table.routes, route)),
+      )
+      .map(([name]) => name);
     return c.json({
       object: "list",
-      data: [...table.routes.keys()].map((alias) => ({
+      data: names.map((alias) => ({
         id: alias,
         object: "model",
         created: 0,
