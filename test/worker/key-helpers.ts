@@ -4,18 +4,40 @@
  */
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
-import type { WorkerEnv } from "../../src/worker/app.ts";
-import { anthropicMessage, gateway, openaiCompletion } from "./helpers.ts";
+import type { CreateWorkerOptions, WorkerEnv } from "../../src/worker/app.ts";
+import {
+  anthropicEvents,
+  anthropicFrames,
+  anthropicMessage,
+  gateway,
+  openaiCompletion,
+  openaiFrames,
+  sseResponse,
+  type UpstreamHandler,
+  waitFor,
+} from "./helpers.ts";
 
 export const ADMIN = env.ADMIN_TOKENS;
 
-/** A gateway whose upstreams answer every call (Anthropic and OpenAI shapes), and its admin helpers. */
-export function keyGateway() {
-  const g = gateway((call) =>
-    call.host.startsWith("anthropic")
-      ? Response.json(anthropicMessage("hello from claude"))
-      : Response.json(openaiCompletion("gpt-4o-2024-08-06", "hello from gpt")),
-  );
+/** The default upstream: an Anthropic message or an OpenAI completion, by host; streamed when asked. */
+const answerEverything: UpstreamHandler = (call) => {
+  const stream = call.body.stream === true;
+  if (call.host.startsWith("anthropic")) {
+    return stream
+      ? sseResponse(anthropicFrames(anthropicEvents(["hello ", "from claude"])).join(""))
+      : Response.json(anthropicMessage("hello from claude"));
+  }
+  return stream
+    ? sseResponse(openaiFrames("gpt-4o-2024-08-06", ["hello ", "from gpt"]).join(""))
+    : Response.json(openaiCompletion("gpt-4o-2024-08-06", "hello from gpt"));
+};
+
+/**
+ * A gateway (over `ROUTES`, or `options.config`) whose upstreams answer every call (Anthropic and OpenAI
+ * shapes, or `handler`), and its admin helpers.
+ */
+export function keyGateway(options: CreateWorkerOptions = {}, handler: UpstreamHandler = answerEverything) {
+  const g = gateway(handler, options);
   const admin = (path: string, init: RequestInit & { json?: unknown } = {}, environment?: WorkerEnv) =>
     g.call(path, { ...init, headers: { authorization: `Bearer ${ADMIN}`, ...init.headers } }, environment);
   const createKey = async (spec: Record<string, unknown>) => {
@@ -28,5 +50,44 @@ export function keyGateway() {
       json: { model, messages: [{ role: "user", content: "hi" }], max_tokens: 100 },
       headers: { authorization: `Bearer ${key}`, ...headers },
     });
-  return { ...g, admin, createKey, chat };
+  /** The usage query's answer (`query`: its query string). */
+  const usage = async (query = "") => {
+    const response = await admin(`/v1/admin/usage${query}`);
+    expect(response.status).toBe(200);
+    return (await response.json()) as UsageAnswer;
+  };
+  /** The usage line of key `id` once it counts `requests` calls (the meter records in the background). */
+  const settledUsage = (id: string, requests: number) =>
+    waitFor(async () => {
+      const line = (await usage("?groupBy=key")).data.find((entry) => entry.key === id);
+      return line && line.requests >= requests ? line : undefined;
+    });
+  return { ...g, admin, createKey, chat, usage, settledUsage };
+}
+
+/** One line of `GET /v1/admin/usage`. */
+export interface UsageLine {
+  key?: string;
+  name?: string;
+  route?: string;
+  model?: string;
+  requests: number;
+  errors: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  reasoningTokens: number;
+  costUsd: number;
+  unpriced: number;
+  unreported: number;
+}
+
+/** `GET /v1/admin/usage`'s answer. */
+export interface UsageAnswer {
+  from: string;
+  to: string;
+  groupBy: string;
+  data: UsageLine[];
+  total: UsageLine;
 }

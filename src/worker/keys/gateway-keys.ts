@@ -114,8 +114,9 @@ function meter(
   admission: number | undefined,
   prices: Parameters<typeof priced>[2],
 ): CallMeter {
-  const record = (model: string, usage: Usage | undefined, failed: boolean) => {
-    const cost = usage ? priced(usage, model, prices) : undefined;
+  /** A call's record: under the model that answered, priced by it or else by the member's model id. */
+  const record = (model: string, member: string, usage: Usage | undefined, failed: boolean) => {
+    const cost = usage ? (priced(usage, model, prices) ?? priced(usage, member, prices)) : undefined;
     const sent = stub.recordCall({ route: route.alias, model, usage, cost, failed, admission }).catch(() => {
       // A lost record is lost usage, never a failed call; the key's object logs nothing of it.
     });
@@ -126,8 +127,8 @@ function meter(
     }
   };
   const sink = (): TelemetrySink => ({
-    onResponse: (event) => record(event.responseModel || event.model, event.usage, false),
-    onError: (event) => record(event.model, event.usage, true),
+    onResponse: (event) => record(event.responseModel || event.model, event.model, event.usage, false),
+    onError: (event) => record(event.model, event.model, event.usage, true),
   });
   return { observe: (provider) => observedBy(provider, sink) };
 }

@@ -163,7 +163,7 @@ export class KeyObject extends DurableObject {
   }
 
   /** The key's name, deleted or not (a usage query names the keys it sums); undefined when none. */
-  name(): string | undefined {
+  keyName(): string | undefined {
     const row = this.keyRow();
     return row ? (JSON.parse(row.record) as KeyRecord).name : undefined;
   }

@@ -16,7 +16,7 @@
  * @module
  */
 import { Hono } from "hono";
-import { ValidationError } from "../../core/validation-error.ts";
+import { ValidationError, type ValidationIssue } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
 import { keyObject, keyObjects } from "../keys/gateway-keys.ts";
@@ -111,12 +111,13 @@ export function adminRoutes(): Hono<Gateway> {
   app.get("/v1/admin/usage", async (c) => {
     const keys = keysOf(c.env);
     const now = Date.now();
-    const to = timeOf(c.req.query("to"), "to") ?? now;
-    const from = timeOf(c.req.query("from"), "from") ?? to - 24 * HOUR_MS;
+    const issues: ValidationIssue[] = [];
+    const to = timeOf(c.req.query("to"), "to", issues) ?? now;
+    const from = timeOf(c.req.query("from"), "from", issues) ?? to - 24 * HOUR_MS;
     const groupBy = (c.req.query("groupBy") ?? "key") as UsageGroup;
-    const issues = [];
     if (!["key", "route", "model"].includes(groupBy))
       issues.push({ path: "groupBy", message: "one of key, route, model" });
+    if (issues.length > 0) throw new ValidationError(issues);
     if (from >= to) issues.push({ path: "from", message: "must be before `to`" });
     else if (to - from > MAX_USAGE_SPAN_MS)
       issues.push({ path: "from", message: "at most 400 days before `to`" });
@@ -133,7 +134,7 @@ export function adminRoutes(): Hono<Gateway> {
           const stub = keyObject(keys, id);
           const [usage, name] = await Promise.all([
             stub.usage(from, to),
-            groupBy === "key" && id !== STATIC_TOKENS ? stub.name() : undefined,
+            groupBy === "key" && id !== STATIC_TOKENS ? stub.keyName() : undefined,
           ]);
           if (name !== undefined) names.set(id, name);
           return usage.map((row) => ({ ...row, key: id }));
@@ -165,12 +166,11 @@ function pageLimit(text: string | undefined): number {
   return value;
 }
 
-/** A query time: ISO 8601 or epoch milliseconds; undefined when not given. */
-function timeOf(text: string | undefined, name: string): number | undefined {
+/** A query time: ISO 8601 or epoch milliseconds; undefined when not given (or bad: an issue is added). */
+function timeOf(text: string | undefined, name: string, issues: ValidationIssue[]): number | undefined {
   if (text === undefined || text === "") return undefined;
   const value = /^\d+$/.test(text) ? Number(text) : Date.parse(text);
-  if (!Number.isFinite(value)) {
-    throw new ValidationError([{ path: name, message: "not an ISO 8601 date-time or epoch milliseconds" }]);
-  }
-  return value;
+  if (Number.isFinite(value)) return value;
+  issues.push({ path: name, message: "not an ISO 8601 date-time or epoch milliseconds" });
+  return undefined;
 }
