@@ -4,6 +4,7 @@
  * the admin API refusing gateway tokens and keys while the gateway's routes refuse admin tokens.
  */
 import { describe, expect, it } from "vitest";
+import readme from "../../README.md?raw";
 import { gatewayEnv } from "./helpers.ts";
 import { ADMIN, keyGateway } from "./key-helpers.ts";
 
@@ -224,5 +225,35 @@ describe("the admin API", () => {
     for (const key of made) expect(seen).toContain(key.id);
     expect([...seen].sort()).toEqual(seen);
     expect((await g.admin("/v1/admin/keys?limit=0")).status).toBe(400);
+  });
+});
+
+describe("the README's admin API examples", () => {
+  it("every request of the Team keys block is accepted as written (the example id replaced by a real one)", async () => {
+    const start = readme.indexOf("### Team keys");
+    const block = /```sh\n([\s\S]*?)```/.exec(readme.slice(start))![1]!;
+    const curls = block.split("\n").filter((line) => line.startsWith("curl "));
+    expect(curls.length).toBeGreaterThanOrEqual(7);
+    const g = keyGateway({
+      config: { routes: { claude: { demo: true }, gpt: { demo: true } } },
+    });
+    let id = "";
+    for (const line of curls) {
+      const method = /-X (\w+)/.exec(line)?.[1] ?? (line.includes(" -d '") ? "POST" : "GET");
+      const url = /\$W(\/v1\/admin\/[^\s"']*)/.exec(line)![1]!.replace("3f2a9c0d1e4b5a67", id);
+      const body = /-d '([^']*)'/.exec(line)?.[1];
+      const response = await g.admin(url, {
+        method,
+        ...(body === undefined ? {} : { body, headers: { "content-type": "application/json" } }),
+      });
+      expect(response.status, line).toBeLessThan(300);
+      const answer = (await response.json()) as { id?: string; key?: string };
+      if (method === "POST") {
+        id = answer.id!;
+        // The key the README says is shown once, with the id inside it.
+        expect(answer.key).toContain(`sk-mw-${id}-`);
+      }
+    }
+    expect(id).toMatch(/^[0-9a-f]{16}$/);
   });
 });
