@@ -262,7 +262,10 @@ export function renderReport(results) {
   lines.push("### Checks", "");
   for (const check of results.checks) lines.push(`- ${check.ok ? "PASS" : "**FAIL**"} ${check.name}`);
   for (const note of results.notes) lines.push(`- ${note}`);
-  lines.push("", `Finished in ${(results.seconds ?? 0).toFixed(1)} s (limit 60 s).`);
+  lines.push(
+    "",
+    `Finished in ${(results.seconds ?? 0).toFixed(1)} s (limit ${results.limitSeconds ?? 60} s).`,
+  );
   return lines.join("\n");
 }
 
