@@ -12,7 +12,8 @@ export function assertLoopback(url) {
 
 /**
  * One request with a timeout covering headers and body. Never throws: the answer is
- * `{ status, body, json, ms, error }`, `status` 0 and `error` set (`timeout` or the message) on failure.
+ * `{ status, headers, body, json, ms, error }`, `status` 0, `headers` empty and `error` set (`timeout` or
+ * the message) on failure.
  */
 export async function request(url, { method = "GET", headers = {}, body, timeoutMs = 5000 } = {}) {
   assertLoopback(url);
@@ -31,10 +32,18 @@ export async function request(url, { method = "GET", headers = {}, body, timeout
     } catch {
       json = undefined;
     }
-    return { status: response.status, body: text, json, ms: performance.now() - started, error: undefined };
+    return {
+      status: response.status,
+      headers: response.headers,
+      body: text,
+      json,
+      ms: performance.now() - started,
+      error: undefined,
+    };
   } catch (error) {
     return {
       status: 0,
+      headers: new Headers(),
       body: "",
       json: undefined,
       ms: performance.now() - started,

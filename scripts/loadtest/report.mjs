@@ -156,6 +156,96 @@ function leaveSection(leave) {
   ];
 }
 
+/** Dollars with enough digits for a fraction of a cent. */
+const dollars = (value) => (Number.isFinite(value) ? `$${(Math.round(value * 1e6) / 1e6).toFixed(6)}` : "—");
+
+/** `429` counts by code, e.g. `100 rate_limit_exceeded`. */
+const codesOf = (part) =>
+  Object.entries(part.codes ?? {})
+    .map(([code, count]) => `${count} ${code}`)
+    .join(", ") || "—";
+
+function keysSection(keys) {
+  const { oneKey, manyKeys, budget } = keys;
+  const row = (label, part, expected) =>
+    part.skipped
+      ? `| ${label} | skipped (out of time) | | | | | | |`
+      : `| ${label} | ${part.sent} | ${part.admitted} | ${part.refused} (${codesOf(part)}) | ${part.retryAfter} | ${part.other} | ${part.upstreamCalls}${part.upstreamForRefused ? ` (**${part.upstreamForRefused} for refused requests**)` : ""} | ${expected} |`;
+  const lines = [
+    "### e. Virtual keys under concurrency",
+    "",
+    "Keys made with the admin API; every request a non-streaming `/v1/chat/completions` with a short prompt",
+    "of its own, all of a burst sent at once. Upstream calls are counted in the fake upstream's log by",
+    "prompt; a refused request must not appear there.",
+    "",
+    "| burst | requests | admitted (200) | refused (429) | refusals with `Retry-After` | other | upstream calls | expected |",
+    "|---|---:|---:|---|---:|---:|---:|---|",
+    row(
+      `one key, \`rpm: ${oneKey.rpm}\``,
+      oneKey,
+      `${oneKey.rpm} admitted, ${oneKey.sent - oneKey.rpm} refused, ${oneKey.rpm} calls`,
+    ),
+  ];
+  if (!manyKeys.skipped) {
+    lines.push(
+      row(
+        `${manyKeys.keys} keys at once, \`rpm: ${manyKeys.rpm}\`, ${manyKeys.perKey} requests each`,
+        manyKeys,
+        `${manyKeys.rpm} per key (${manyKeys.rpm * manyKeys.keys}), ${manyKeys.rpm * manyKeys.keys} calls; **${manyKeys.exactKeys} / ${manyKeys.keys} keys exact** (admitted ${manyKeys.admittedPerKey[0]}–${manyKeys.admittedPerKey[1]} per key)`,
+      ),
+    );
+  } else lines.push(row("50 keys at once", manyKeys, ""));
+  if (!budget.skipped) {
+    lines.push(
+      row(
+        `budget ${dollars(budget.limitUsd)} \`total\`, first burst`,
+        budget,
+        "spend ≤ budget + one request's cost",
+      ),
+      row(
+        "budget, the same burst again after settling",
+        budget.again,
+        "all refused (`budget_exceeded`), 0 calls",
+      ),
+    );
+  } else lines.push(row("budget bursts", budget, ""));
+  if (oneKey.retryAfterSeconds?.length)
+    lines.push(
+      "",
+      `\`rpm\` refusals: \`Retry-After\` ${oneKey.retryAfterSeconds.join(", ")} s; the key's window after the burst: ${oneKey.windowRequests} requests. Wall time ${ms(oneKey.wallMs)} (one key), ${ms(manyKeys.wallMs)} (${manyKeys.keys ?? 50} keys). Admitted answers whose text differs from the fake model's: ${[oneKey, manyKeys, budget].reduce((sum, part) => sum + (part.textMismatches ?? 0), 0)}.`,
+    );
+  if (!budget.skipped) {
+    const perRequest = (value) =>
+      Number.isFinite(value) && budget.actualUsd
+        ? ` (${(value / budget.actualUsd).toFixed(2)} requests' worth)`
+        : "";
+    lines.push(
+      "",
+      `Budget: the fake model priced at $${budget.prices.input} / $${budget.prices.output} per million input / output tokens (the config's \`prices\`); the fake upstream reports ${budget.reported.inputTokens} input + ${budget.reported.outputTokens} output tokens per call, and every request sets \`max_tokens: ${budget.estimate.outputTokens}\`. Every upstream call of the first burst was held 300 ms, so the burst was admitted or refused while calls were in flight.`,
+      "",
+      "| figure | value |",
+      "|---|---|",
+      `| budget | ${dollars(budget.limitUsd)}, period \`total\` (${(budget.limitUsd / budget.estimatedUsd).toFixed(2)} requests at the estimate) |`,
+      `| one request at admission (body chars / 4 + \`max_tokens\`) | ${budget.estimate.inputTokens} + ${budget.estimate.outputTokens} tokens = ${dollars(budget.estimatedUsd)} |`,
+      `| one request, actual (spend ÷ admitted) | ${dollars(budget.actualUsd)} (expected from the reported usage: ${dollars(budget.expectedUsd)}) |`,
+      `| first burst: admitted / refused | ${budget.admitted} / ${budget.refused} of ${budget.sent} (${budget.inFlightRefusals} refused while calls in flight held the rest, \`Retry-After\` 1 s) |`,
+      `| spend after the burst settled (\`state.spend.usd\`), still held in flight | ${dollars(budget.spentUsd)}, ${dollars(budget.inFlightUsd)} (settled ${ms(budget.settleMs)} after the last answer${budget.settleTimedOut ? ", **not settled**" : ""}) |`,
+      `| **overshoot** (spend − budget, 0 when under) | **${dollars(budget.overshootUsd)}${perRequest(budget.overshootUsd)}**; left unspent ${dollars(budget.limitUsd - budget.spentUsd)}${perRequest(budget.limitUsd - budget.spentUsd)} |`,
+      `| \`GET /v1/admin/usage?groupBy=key\` for the key | ${budget.usageStatus === 200 ? `${budget.usageRequests} requests, ${dollars(budget.usageCostUsd)}` : `**HTTP ${budget.usageStatus}: ${budget.usageError}**`} |`,
+      `| second burst | ${budget.again.skipped ? "skipped (out of time)" : `${budget.again.admitted} admitted, ${budget.again.refused} refused (${codesOf(budget.again)}), ${budget.again.upstreamCalls} upstream calls`} |`,
+    );
+  }
+  const examples = [
+    ...(oneKey.otherExamples ?? []).map((line) => `one key: ${line}`),
+    ...(manyKeys.otherExamples ?? []).map((line) => `50 keys: ${line}`),
+    ...(manyKeys.wrongKeys ?? []),
+    ...(budget.otherExamples ?? []).map((line) => `budget: ${line}`),
+    ...(budget.again?.otherExamples ?? []).map((line) => `budget again: ${line}`),
+  ];
+  if (examples.length > 0) lines.push("", "Examples:", "", ...examples.map((line) => `- ${line}`));
+  return lines;
+}
+
 /** The whole report as Markdown lines. */
 export function renderReport(results) {
   const lines = ["## Load test", "", results.machine, ""];
@@ -167,10 +257,15 @@ export function renderReport(results) {
   else lines.push("### c. Abandoned event streams", "", "not run", "");
   if (results.leave) lines.push(...leaveSection(results.leave), "");
   else lines.push("### d. Clients that leave before the first byte", "", "not run", "");
+  if (results.keys) lines.push(...keysSection(results.keys), "");
+  else lines.push("### e. Virtual keys under concurrency", "", "not run", "");
   lines.push("### Checks", "");
   for (const check of results.checks) lines.push(`- ${check.ok ? "PASS" : "**FAIL**"} ${check.name}`);
   for (const note of results.notes) lines.push(`- ${note}`);
-  lines.push("", `Finished in ${(results.seconds ?? 0).toFixed(1)} s (limit 60 s).`);
+  lines.push(
+    "",
+    `Finished in ${(results.seconds ?? 0).toFixed(1)} s (limit ${results.limitSeconds ?? 60} s).`,
+  );
   return lines.join("\n");
 }
 
@@ -212,5 +307,58 @@ export function checksOf(results) {
       name: `streaming upstream calls cancelled under workerd when the client left before the first byte: ${cancelled} / ${sent}`,
     });
   } else checks.push({ ok: false, name: "client-leaves scenario did not run" });
+  if (results.keys) checks.push(...keyChecks(results.keys));
+  else checks.push({ ok: false, name: "virtual-keys scenario did not run" });
+  return checks;
+}
+
+/** Scenario e's checks: exact `rpm` admission, no refused request upstream, the budget's overshoot. */
+function keyChecks({ oneKey, manyKeys, budget }) {
+  const checks = [
+    {
+      ok:
+        oneKey.admitted === oneKey.rpm &&
+        oneKey.refused === oneKey.sent - oneKey.rpm &&
+        oneKey.retryAfter === oneKey.refused &&
+        oneKey.upstreamCalls === oneKey.rpm &&
+        oneKey.upstreamForRefused === 0,
+      name: `${oneKey.sent} concurrent requests on one key with \`rpm: ${oneKey.rpm}\`: ${oneKey.admitted} admitted, ${oneKey.refused} refused with 429 (${oneKey.retryAfter} with \`Retry-After\`), ${oneKey.upstreamCalls} upstream calls`,
+    },
+  ];
+  if (manyKeys.skipped) checks.push({ ok: false, name: "50-keys burst skipped for lack of time" });
+  else
+    checks.push({
+      ok:
+        manyKeys.exactKeys === manyKeys.keys &&
+        manyKeys.upstreamCalls === manyKeys.keys * manyKeys.rpm &&
+        manyKeys.upstreamForRefused === 0,
+      name: `${manyKeys.keys} keys with \`rpm: ${manyKeys.rpm}\` at once: ${manyKeys.exactKeys} / ${manyKeys.keys} admitted exactly ${manyKeys.rpm} (refusing the rest with \`Retry-After\`), ${manyKeys.upstreamCalls} / ${manyKeys.keys * manyKeys.rpm} upstream calls`,
+    });
+  if (budget.skipped) checks.push({ ok: false, name: "budget bursts skipped for lack of time" });
+  else {
+    checks.push({
+      ok:
+        budget.other === 0 &&
+        !budget.settleTimedOut &&
+        Number.isFinite(budget.overshootUsd) &&
+        Number.isFinite(budget.actualUsd) &&
+        budget.overshootUsd <= budget.actualUsd + 1e-12 &&
+        budget.upstreamCalls === budget.admitted &&
+        budget.upstreamForRefused === 0,
+      name: `budget overshoot under ${budget.sent} concurrent requests: ${dollars(budget.overshootUsd)} ≤ one request's cost ${dollars(budget.actualUsd)} (${budget.admitted} admitted, ${budget.upstreamCalls} upstream calls)`,
+    });
+    const again = budget.again;
+    checks.push(
+      again.skipped
+        ? { ok: false, name: "second budget burst skipped for lack of time" }
+        : {
+            ok:
+              again.refused === again.sent &&
+              again.codes.budget_exceeded === again.sent &&
+              again.upstreamCalls === 0,
+            name: `the same burst on the spent budget: ${again.codes.budget_exceeded ?? 0} / ${again.sent} refused with \`budget_exceeded\`, ${again.upstreamCalls} upstream calls`,
+          },
+    );
+  }
   return checks;
 }
