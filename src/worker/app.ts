@@ -102,6 +102,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     tables,
     streamHoldMs: options.streamHoldMs,
     keepAliveMs: options.keepAliveMs,
+    log,
     traces: (c: Context<Gateway>) => requestTraces(c, otel, log),
   };
 

@@ -13,7 +13,7 @@ import type { Response as ModelResponse } from "../core/response.ts";
 import type { StreamEvent } from "../core/stream-event.ts";
 import type { Route } from "./config.ts";
 import type { Gateway } from "./env.ts";
-import { admitCall } from "./keys/gateway-keys.ts";
+import { admitCall, sessionObjectName } from "./keys/gateway-keys.ts";
 import type { RequestTraces } from "./otel.ts";
 import { contentStream, withMember } from "./pool.ts";
 import { linkedAbort } from "./request.ts";
@@ -27,6 +27,8 @@ export interface RouteCalls {
   streamHoldMs?: number | undefined;
   /** See `CreateWorkerOptions.keepAliveMs`. */
   keepAliveMs?: number | undefined;
+  /** Where lost usage records are logged. */
+  log?: ((message: string) => void) | undefined;
   /** The request's traces (`otel.ts`): undefined when no OTLP endpoint is configured. */
   traces?: ((c: Context<Gateway>) => RequestTraces | undefined) | undefined;
 }
@@ -40,15 +42,19 @@ async function admitted(
   c: Context<Gateway>,
   gateway: RouteCalls,
   call: ModelCall,
-): Promise<{ route: Route; observe: (provider: Provider) => Provider }> {
+): Promise<{ route: Route; observe: (provider: Provider) => Provider; close: () => void }> {
   const route = gateway.tables.route(c.env, call.route);
-  const meter = await admitCall(c, gateway.tables, route, { metered: call.metered ?? true });
+  const meter = await admitCall(c, gateway.tables, route, {
+    metered: call.metered ?? true,
+    log: gateway.log,
+  });
   const traces = gateway.traces?.(c);
   return {
     route,
     observe: traces
       ? (provider) => traces.observe(meter.observe(provider))
       : (provider) => meter.observe(provider),
+    close: () => meter.close(),
   };
 }
 
@@ -73,10 +79,14 @@ export async function completeOn<T = ModelResponse>(
   complete: (provider: Provider, options: CallOptions) => Promise<T>,
 ): Promise<T> {
   const options = { ...call.options, signal: c.req.raw.signal, sessionId: call.sessionId };
-  const { route, observe } = await admitted(c, gateway, call);
-  return withMember(route, c.env?.SESSIONS, call.sessionId, (provider) =>
-    complete(observe(provider), options),
-  );
+  const { route, observe, close } = await admitted(c, gateway, call);
+  try {
+    return await withMember(route, c.env?.SESSIONS, sessionObjectName(c, call.sessionId), (provider) =>
+      complete(observe(provider), options),
+    );
+  } finally {
+    close();
+  }
 }
 
 /**
@@ -115,12 +125,14 @@ export async function framesOn(
   open: (provider: Provider, options: CallOptions) => Promise<FrameSource | OpenedFrames>,
   errorFrames?: ErrorFrames,
 ): Promise<Response> {
-  const { route, observe } = await admitted(c, gateway, call);
+  const { route, observe, close } = await admitted(c, gateway, call);
   const abort = linkedAbort(c.req.raw.signal);
   const options = { ...call.options, signal: abort.signal, sessionId: call.sessionId };
-  const frames = withMember(route, c.env?.SESSIONS, call.sessionId, (provider) =>
+  const frames = withMember(route, c.env?.SESSIONS, sessionObjectName(c, call.sessionId), (provider) =>
     open(observe(provider), options),
   );
+  // The members are chosen once the stream opened (or failed): the meter settles when its calls end.
+  frames.then(close, close);
   return heldSseResponse(frames, {
     abort,
     context: { provider: "modelwire", model: call.route },

@@ -113,6 +113,13 @@ describe("budget", () => {
     );
   });
 
+  it("a request whose estimate alone is over the whole budget: no Retry-After, lower its max tokens", () => {
+    const refusal = budgetRefusal(day, 0, 0, 1.5, NOW);
+    expect(refusal).toMatchObject({ code: "budget_exceeded" });
+    expect(refusal?.retryAfterMs).toBeUndefined();
+    expect(refusal?.message).toContain("lower its max tokens");
+  });
+
   it("only calls in flight in the way: retry shortly", () => {
     const refusal = budgetRefusal(day, 0.5, 0.4, 0.2, NOW);
     expect(refusal).toMatchObject({ code: "budget_exceeded", retryAfterMs: IN_FLIGHT_RETRY_MS });
@@ -159,6 +166,8 @@ describe("the estimate of a request", () => {
     expect(estimateRequest("{}", { max_completion_tokens: 9 }).outputTokens).toBe(9);
     expect(estimateRequest("{}", { options: { maxTokens: 11 } }).outputTokens).toBe(11);
     expect(estimateRequest("{}", { max_tokens: -1 }).outputTokens).toBe(DEFAULT_OUTPUT_TOKENS);
+    // Several limits: the largest (Chat Completions sends max_completion_tokens over max_tokens).
+    expect(estimateRequest("{}", { max_tokens: 1, max_completion_tokens: 900 }).outputTokens).toBe(900);
   });
 
   it("inline media counts as one image, not as its base64 length", () => {

@@ -62,7 +62,25 @@ export function keyGateway(options: CreateWorkerOptions = {}, handler: UpstreamH
       const line = (await usage("?groupBy=key")).data.find((entry) => entry.key === id);
       return line && line.requests >= requests ? line : undefined;
     });
-  return { ...g, admin, createKey, chat, usage, settledUsage };
+  /** The key's record and `state` (its window and spend now). */
+  const keyState = async (id: string) => {
+    const response = await admin(`/v1/admin/keys/${id}`);
+    expect(response.status).toBe(200);
+    return ((await response.json()) as { state: KeyStateAnswer }).state;
+  };
+  /** The key's state once `settledRequests` requests are settled in its window (nothing held in flight). */
+  const settledState = (id: string, check: (state: KeyStateAnswer) => boolean) =>
+    waitFor(async () => {
+      const state = await keyState(id);
+      return check(state) ? state : undefined;
+    });
+  return { ...g, admin, createKey, chat, usage, settledUsage, keyState, settledState };
+}
+
+/** `state` of `GET /v1/admin/keys/:id`. */
+export interface KeyStateAnswer {
+  window: { requests: number; tokens: number };
+  spend?: { period: string; usd: number; inFlightUsd: number };
 }
 
 /** One line of `GET /v1/admin/usage`. */

@@ -4,6 +4,8 @@
  * a deploy, unpriced models under a budget, and the usage query: totals equal to the sum of the calls made,
  * by key, route and model, a failed call costing the usage it reported before the failure.
  */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import { costOf } from "../../src/substrate/cost.ts";
 import {
@@ -11,6 +13,8 @@ import {
   anthropicEvents,
   anthropicFrames,
   OPENAI_BASE,
+  openaiCompletion,
+  openaiFrames,
   readSse,
   sseResponse,
   streamBody,
@@ -177,12 +181,10 @@ describe("tpm", () => {
     );
 
     expect((await call(500)).status).toBe(200);
-    await g.settledUsage(id, 1);
-    // The window holds what the upstream reported: 472 + 100 cached + 89 output.
-    const state = (await (await g.admin(`/v1/admin/keys/${id}`)).json()) as {
-      state: { window: { tokens: number } };
-    };
-    expect(state.state.window.tokens).toBe(661);
+    // Once settled, the window holds what the upstream reported (472 + 100 cached + 89 output), not the
+    // estimate.
+    const state = await g.settledState(id, (now) => now.window.tokens === 661);
+    expect(state.window).toEqual({ requests: 1, tokens: 661 });
     const over = await call(400);
     expect(over.status).toBe(429);
     expect(Number(over.headers.get("retry-after"))).toBeGreaterThan(50);
@@ -202,9 +204,9 @@ describe("budget", () => {
         headers: { authorization: "", "x-api-key": key },
       });
     expect((await call()).status).toBe(200);
-    await g.settledUsage(id, 1);
+    await g.settledState(id, (now) => (now.spend?.usd ?? 0) > 0);
     expect((await call()).status).toBe(200);
-    await g.settledUsage(id, 2);
+    await g.settledState(id, (now) => (now.spend?.usd ?? 0) > CLAUDE_COST * 1.5);
     const calls = g.calls.length;
     const refused = await call();
     expect(refused.status).toBe(429);
@@ -365,5 +367,175 @@ describe("the usage query", () => {
     expect((await g.admin("/v1/admin/usage?from=2026-12-02T00:00:00Z&to=2026-12-01T00:00:00Z")).status).toBe(
       400,
     );
+  });
+});
+
+describe("limits that cannot be slipped", () => {
+  it("a stream cut after output went out (its final usage never came) is charged at least its estimate", async () => {
+    const tag = `cutcharge${Date.now()}`;
+    // OpenAI-style: usage only at the end; here the stream breaks after the content, before it.
+    const cut: UpstreamHandler = () =>
+      sseResponse(streamBody(openaiFrames(`gpt-4o-${tag}`, ["a", "b", "c"]).slice(0, 4), { end: "error" }));
+    const g = keyGateway({ config: routes(tag), streamHoldMs: 0 }, cut);
+    const { id, key } = await g.createKey({
+      name: "cut-charge",
+      budget: { usd: 10, period: "day" },
+      tpm: 1_000_000,
+    });
+    const body = {
+      model: `gpt-${tag}`,
+      stream: true,
+      max_tokens: 10_000,
+      messages: [{ role: "user", content: "hi" }],
+    };
+    const response = await g.call("/v1/chat/completions", {
+      json: body,
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(await response.text()).toContain('"error"');
+    const state = await g.settledState(id, (now) => (now.spend?.usd ?? 0) > 0);
+    // The estimate: the body's characters / 4 plus 10 000 output tokens, at the config's prices.
+    const estimateTokens = Math.ceil(JSON.stringify(body).length / 4) + 10_000;
+    expect(state.window.tokens).toBe(estimateTokens);
+    expect(state.spend!.usd).toBeCloseTo(
+      costOf({ inputTokens: estimateTokens - 10_000, outputTokens: 10_000 }, GPT_PRICES)!,
+      12,
+    );
+    expect(state.spend!.inFlightUsd).toBe(0);
+    // The usage line says what the upstream reported: nothing (unreported), never a guess.
+    const line = await g.settledUsage(id, 1);
+    expect(line).toMatchObject({ requests: 1, errors: 1, unreported: 1, costUsd: 0 });
+  });
+
+  it("Chat Completions' max_completion_tokens counts even beside a small max_tokens", async () => {
+    const g = keyGateway();
+    const { key } = await g.createKey({ name: "both-limits", tpm: 500 });
+    const response = await g.call("/v1/chat/completions", {
+      json: {
+        model: "gpt",
+        max_tokens: 1,
+        max_completion_tokens: 100_000,
+        messages: [{ role: "user", content: "hi" }],
+      },
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(429);
+    expect(g.calls).toHaveLength(0);
+  });
+
+  it("a config price without cache prices counts cache reads at the input price, never as free", async () => {
+    const tag = `nocache${Date.now()}`;
+    const config = routes(tag);
+    config.prices = { [`gpt-4o-${tag}`]: { input: 2.5, output: 10 } as typeof GPT_PRICES };
+    const g = keyGateway({ config });
+    const { id, key } = await g.createKey({ name: "no-cache-price", budget: { usd: 1, period: "day" } });
+    expect((await g.chat(key, `gpt-${tag}`)).status).toBe(200);
+    const line = await g.settledUsage(id, 1);
+    expect(line.unpriced).toBe(0);
+    expect(line.costUsd).toBeCloseTo(costOf(GPT_USAGE, { input: 2.5, output: 10, cacheRead: 2.5 })!, 12);
+    const state = await g.settledState(id, (now) => (now.spend?.usd ?? 0) > 0);
+    expect(state.spend!.usd).toBeCloseTo(line.costUsd, 12);
+  });
+
+  it("a failover is settled once, when its last call ended: both calls' tokens and cost", async () => {
+    const tag = `failover${Date.now()}`;
+    let first = true;
+    const handler: UpstreamHandler = () => {
+      if (first) {
+        first = false;
+        return Response.json({ error: { message: "overloaded", type: "server_error" } }, { status: 503 });
+      }
+      return Response.json(openaiCompletion(`gpt-4o-${tag}`, "from b"));
+    };
+    const config = {
+      routes: {
+        [`pool-${tag}`]: {
+          pool: [
+            {
+              protocol: "openai-chat",
+              endpoint: "vllm",
+              model: `gpt-4o-${tag}`,
+              baseURL: "http://member-a.test/v1",
+            },
+            {
+              protocol: "openai-chat",
+              endpoint: "vllm",
+              model: `gpt-4o-${tag}`,
+              baseURL: "http://member-b.test/v1",
+            },
+          ],
+        },
+      },
+      prices: { [`gpt-4o-${tag}`]: GPT_PRICES },
+    };
+    const g = keyGateway({ config }, handler);
+    const { id, key } = await g.createKey({ name: "failover", budget: { usd: 1, period: "day" } });
+    const response = await g.chat(key, `pool-${tag}`);
+    expect(response.status).toBe(200);
+    expect(g.calls).toHaveLength(2);
+    const line = await g.settledUsage(id, 2);
+    expect(line).toMatchObject({ requests: 2, errors: 1 });
+    const state = await g.settledState(id, (now) => (now.spend?.usd ?? 0) > 0);
+    expect(state.window).toEqual({ requests: 1, tokens: 82 + 17 });
+    expect(state.spend!.usd).toBeCloseTo(GPT_COST, 12);
+    expect(state.spend!.inFlightUsd).toBe(0);
+  });
+
+  it("a request refused after admission (a 400, no upstream call) releases what it held", async () => {
+    const g = keyGateway();
+    const { id, key } = await g.createKey({ name: "released", tpm: 200_000, rpm: 100 });
+    // /v1/messages converts the body for a gpt route after admission, and refuses the block it cannot send.
+    const response = await g.call("/v1/messages", {
+      json: {
+        model: "gpt",
+        max_tokens: 100_000,
+        messages: [{ role: "user", content: [{ type: "container_upload", file_id: "file_1" }] }],
+      },
+      headers: { authorization: `Bearer ${key}` },
+    });
+    expect(response.status).toBe(400);
+    expect(g.calls).toHaveLength(0);
+    const state = await g.settledState(id, (now) => now.window.tokens === 0);
+    expect(state.window).toEqual({ requests: 1, tokens: 0 });
+  });
+
+  it("a token that only looks like a key stores nothing", async () => {
+    const g = keyGateway();
+    const id = "0123456789abcdef";
+    const response = await g.chat(`sk-mw-${id}-${"x".repeat(43)}`);
+    expect(response.status).toBe(401);
+    const stub = env.KEYS.get(env.KEYS.idFromName(id));
+    const tables = await runInDurableObject(stub, (_object, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+
+  it("a key sees only its own sessions", async () => {
+    const g = keyGateway();
+    const alice = await g.createKey({ name: "alice-sessions" });
+    const bob = await g.createKey({ name: "bob-sessions" });
+    const session = `s-${Date.now()}`;
+    const pinned = await g.call("/v1/chat/completions", {
+      json: { model: "pool", messages: [{ role: "user", content: "hi" }] },
+      headers: { authorization: `Bearer ${alice.key}`, "x-session-id": session },
+    });
+    expect(pinned.status).toBe(200);
+    const mine = await g.call(`/v1/sessions/${session}`, {
+      headers: { authorization: `Bearer ${alice.key}` },
+    });
+    expect(mine.status).toBe(200);
+    const theirs = await g.call(`/v1/sessions/${session}`, {
+      headers: { authorization: `Bearer ${bob.key}` },
+    });
+    expect(theirs.status).toBe(404);
+    const cleared = await g.call(`/v1/sessions/${session}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${bob.key}` },
+    });
+    expect(cleared.status).toBe(404);
+    expect(
+      (await g.call(`/v1/sessions/${session}`, { headers: { authorization: `Bearer ${alice.key}` } })).status,
+    ).toBe(200);
   });
 });

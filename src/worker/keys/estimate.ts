@@ -38,20 +38,25 @@ export function estimateRequest(text: string, value: unknown): RequestEstimate {
   return { inputTokens, outputTokens: outputLimitOf(value) ?? DEFAULT_OUTPUT_TOKENS };
 }
 
-/** The output limit a body sets, in any of the gateway's dialects. */
+/**
+ * The output limit a body sets, in any of the gateway's dialects: the largest of those it gives (Chat
+ * Completions takes `max_completion_tokens` over `max_tokens`; the largest is never an underestimate).
+ */
 function outputLimitOf(value: unknown): number | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const body = value as Record<string, unknown>;
   const options = body.options as Record<string, unknown> | undefined;
+  let largest: number | undefined;
   for (const limit of [
     body.max_tokens,
     body.max_completion_tokens,
     body.max_output_tokens,
     typeof options === "object" && options !== null ? options.maxTokens : undefined,
   ]) {
-    if (typeof limit === "number" && Number.isInteger(limit) && limit > 0) return limit;
+    if (typeof limit === "number" && Number.isInteger(limit) && limit > 0)
+      largest = Math.max(largest ?? 0, limit);
   }
-  return undefined;
+  return largest;
 }
 
 /**
@@ -67,12 +72,21 @@ export function estimatedCost(
   return priced(usage, model, prices);
 }
 
-/** What `usage` on `model` cost: the built-in price, else the config's; undefined when unknown. */
+/**
+ * What `usage` on `model` cost: by the config's prices, else the built-in ones; undefined when neither
+ * knows the model. A cache price the config leaves out is the input price (cache tokens are never free).
+ */
 export function priced(
   usage: Parameters<typeof costOf>[0],
   model: string,
   prices: ReadonlyMap<string, TokenPrices>,
 ): number | undefined {
   const table = prices.get(model);
-  return table ? costOf(usage, table) : costOf(usage, model);
+  if (!table) return costOf(usage, model);
+  return costOf(usage, {
+    ...table,
+    cacheRead: table.cacheRead ?? table.input,
+    cacheWrite5m: table.cacheWrite5m ?? table.input,
+    cacheWrite1h: table.cacheWrite1h ?? table.input,
+  });
 }

@@ -135,16 +135,38 @@ export class KeyObject extends DurableObject {
   /** The key's row, read once per wake and kept with every write. */
   private row: KeyRow | undefined | null = null;
 
+  /** Whether the tables exist: made by the first write, so a token that only looks like a key stores nothing. */
+  private ready = false;
+  /** When usage and spend were last pruned (once an hour per instance). */
+  private pruned = 0;
+
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
+  }
+
+  /** Makes the tables (every write calls it first). */
+  private ensure(): void {
+    if (this.ready) return;
     for (const statement of SCHEMA) this.sql.exec(statement);
+    this.ready = true;
+  }
+
+  /** Whether the tables exist, asked without making them (every read calls it first). */
+  private exists(): boolean {
+    if (!this.ready) {
+      this.ready =
+        this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'").toArray()
+          .length > 0;
+    }
+    return this.ready;
   }
 
   // --- the key ----------------------------------------------------------------------------------------
 
   /** Stores a new key's record and hash; false when this object already holds a key. */
   create(record: KeyRecord, hash: string): boolean {
+    this.ensure();
     if (this.keyRow() !== undefined) return false;
     this.sql.exec(
       "INSERT INTO key (id, hash, record, deleted_at) VALUES (?, ?, ?, NULL)",
@@ -250,12 +272,10 @@ export class KeyObject extends DurableObject {
     return { ok: true, admission };
   }
 
-  /**
-   * Records one upstream call: its usage in the hour's row, its cost in the spend of every period; and,
-   * for its admission, the window's tokens replaced by what was reported (added, for a failover's next
-   * call) and the cost it held released.
-   */
+  /** Records one upstream call in the usage row of its hour, route and model. */
   recordCall(call: CallRecord, now = Date.now()): void {
+    this.ensure();
+    this.prune(now);
     const totals = totalsOf(call);
     const hour = Math.floor(now / HOUR_MS) * HOUR_MS;
     const values = TOTAL_FIELDS.map((field) => totals[field]);
@@ -268,28 +288,35 @@ export class KeyObject extends DurableObject {
       call.model,
       ...values,
     );
-    if (call.cost !== undefined && call.cost > 0) {
+  }
+
+  /**
+   * Settles a request once all its upstream calls ended: `usd` added to the spend of every period, and —
+   * for its admission — the window's tokens replaced by `tokens` and the cost it held released.
+   */
+  settle(admission: number | undefined, tokens: number, usd: number, now = Date.now()): void {
+    this.ensure();
+    if (usd > 0) {
       for (const period of ["day", "month", "total"] as const) {
         this.sql.exec(
           "INSERT INTO spend (period, usd) VALUES (?, ?) ON CONFLICT (period) DO UPDATE SET usd = usd + excluded.usd",
           periodKey(period, now),
-          call.cost,
+          usd,
         );
       }
     }
-    if (call.admission !== undefined) {
-      const tokens = windowTokensOf(call.usage);
+    if (admission !== undefined) {
       this.sql.exec(
-        "UPDATE admissions SET tokens = CASE WHEN settled = 1 THEN tokens + ? ELSE ? END, reserved_usd = 0, settled = 1 WHERE id = ?",
+        "UPDATE admissions SET tokens = ?, reserved_usd = 0, settled = 1 WHERE id = ?",
         tokens,
-        tokens,
-        call.admission,
+        admission,
       );
     }
   }
 
   /** The window and spend as they stand at `now`. */
   state(now = Date.now()): KeyState {
+    if (!this.exists()) return { window: { requests: 0, tokens: 0 } };
     const window = this.sql
       .exec<{ requests: number; tokens: number | null }>(
         "SELECT COUNT(*) AS requests, SUM(tokens) AS tokens FROM admissions WHERE at > ?",
@@ -304,8 +331,14 @@ export class KeyObject extends DurableObject {
     };
   }
 
+  /** The key's name (undefined for the named roles) and its usage rows of the hours in `[from, to)`. */
+  usageOf(from: number, to: number): { name: string | undefined; rows: UsageRow[] } {
+    return { name: this.keyName(), rows: this.usage(from, to) };
+  }
+
   /** The usage rows of the hours in `[from, to)` (epoch ms), oldest first. */
   usage(from: number, to: number): UsageRow[] {
+    if (!this.exists()) return [];
     return this.sql
       .exec<Record<string, number | string>>(
         `SELECT hour, route, model, ${USAGE_COLUMNS.join(", ")} FROM usage WHERE hour >= ? AND hour < ? ORDER BY hour, route, model`,
@@ -330,6 +363,7 @@ export class KeyObject extends DurableObject {
 
   /** Lists a new key; false when the directory already holds {@link MAX_KEYS} live keys. */
   register(id: string, now: number): boolean {
+    this.ensure();
     const live = this.sql
       .exec<{ count: number }>("SELECT COUNT(*) AS count FROM directory WHERE deleted_at IS NULL")
       .one().count;
@@ -340,11 +374,13 @@ export class KeyObject extends DurableObject {
 
   /** Marks a key deleted (it stays listed for the usage query). */
   unregister(id: string, now: number): void {
+    if (!this.exists()) return;
     this.sql.exec("UPDATE directory SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", now, id);
   }
 
   /** Live keys, oldest first, after the id `after` (a page of at most `limit`). */
   list(after: string | undefined, limit: number): DirectoryEntry[] {
+    if (!this.exists()) return [];
     return this.sql
       .exec<{ id: string; created_at: number }>(
         "SELECT id, created_at FROM directory WHERE deleted_at IS NULL AND (? IS NULL OR id > ?) ORDER BY id LIMIT ?",
@@ -358,6 +394,12 @@ export class KeyObject extends DurableObject {
 
   /** Every key ever listed, deleted ones included (their usage counts). */
   all(): DirectoryEntry[] {
+    if (!this.exists()) return [];
+    // Keys deleted before the usage retention have no usage left to sum.
+    this.sql.exec(
+      "DELETE FROM directory WHERE deleted_at IS NOT NULL AND deleted_at < ?",
+      Date.now() - USAGE_RETENTION_MS,
+    );
     return this.sql
       .exec<{ id: string; created_at: number; deleted_at: number | null }>(
         "SELECT id, created_at, deleted_at FROM directory ORDER BY id",
@@ -373,6 +415,7 @@ export class KeyObject extends DurableObject {
   // ------------------------------------------------------------------------------------------------------
 
   private keyRow(): KeyRow | undefined {
+    if (!this.exists()) return undefined;
     if (this.row === null) {
       this.row = this.sql.exec<KeyRow>("SELECT id, hash, record, deleted_at FROM key").toArray()[0];
     }
@@ -380,6 +423,7 @@ export class KeyObject extends DurableObject {
   }
 
   private spent(period: string): number {
+    if (!this.exists()) return 0;
     return (
       this.sql.exec<{ usd: number }>("SELECT usd FROM spend WHERE period = ?", period).toArray()[0]?.usd ?? 0
     );
@@ -397,14 +441,26 @@ export class KeyObject extends DurableObject {
     );
   }
 
-  /** Forgets what no limit counts any more: window entries, held costs that expired, old usage and spend. */
+  /**
+   * Forgets what nothing counts any more: window entries (settled, or held past the longest hold), and —
+   * once an hour — usage past its retention and the spend of days and months already over.
+   */
   private prune(now: number): void {
     this.sql.exec(
       "DELETE FROM admissions WHERE at <= ? AND (settled = 1 OR at <= ?)",
       now - WINDOW_MS,
       now - RESERVATION_MS,
     );
-    // Cheap enough per admission: both are index or tiny-table scans.
+    if (now - this.pruned < HOUR_MS) return;
+    this.pruned = now;
     this.sql.exec("DELETE FROM usage WHERE hour < ?", now - USAGE_RETENTION_MS);
+    // The current and the previous day and month stay (a query near midnight); older ones are done.
+    const yesterday = periodKey("day", now - 24 * HOUR_MS);
+    const lastMonth = periodKey(
+      "month",
+      Date.UTC(new Date(now).getUTCFullYear(), new Date(now).getUTCMonth() - 1, 1),
+    );
+    this.sql.exec("DELETE FROM spend WHERE period LIKE 'day:%' AND period < ?", yesterday);
+    this.sql.exec("DELETE FROM spend WHERE period LIKE 'month:%' AND period < ?", lastMonth);
   }
 }

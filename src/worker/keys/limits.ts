@@ -21,8 +21,11 @@ import type { KeyBudget, KeyRecord } from "./key-record.ts";
 /** The sliding window of `rpm` and `tpm`. */
 export const WINDOW_MS = 60_000;
 
-/** A call in flight holds its estimated cost this long at most (a Worker that died never ends it). */
-export const RESERVATION_MS = 10 * 60_000;
+/**
+ * A request in flight holds its estimated cost until it ends — this long at most, for one whose Worker
+ * died before it could say so (longer than any call the gateway lets run).
+ */
+export const RESERVATION_MS = 60 * 60_000;
 
 /** How soon to retry when only calls in flight hold the rest of a budget. */
 export const IN_FLIGHT_RETRY_MS = 1000;
@@ -107,14 +110,18 @@ export function budgetRefusal(
   const end = periodEnd(budget.period, now);
   const periodText = budget.period === "total" ? "in total" : `per UTC ${budget.period}`;
   if (spent + cost > budget.usd) {
+    // Waiting helps only when the period ends and this request alone fits the whole budget.
+    const retry = end === undefined || cost > budget.usd ? undefined : end - now;
     return {
       status: 429,
       code: "budget_exceeded",
       message:
         spent >= budget.usd
           ? `budget exceeded: this key may spend $${budget.usd} ${periodText}, and has spent $${round(spent)}`
-          : `budget exceeded: this request may cost up to $${round(cost)}, and $${round(budget.usd - spent)} of the key's $${budget.usd} ${periodText} is left`,
-      retryAfterMs: end === undefined ? undefined : end - now,
+          : cost > budget.usd
+            ? `budget exceeded: this request may cost up to $${round(cost)}, more than the key's whole $${budget.usd} ${periodText}; lower its max tokens`
+            : `budget exceeded: this request may cost up to $${round(cost)}, and $${round(budget.usd - spent)} of the key's $${budget.usd} ${periodText} is left`,
+      retryAfterMs: retry,
     };
   }
   return {

@@ -19,7 +19,7 @@ import { Hono } from "hono";
 import { ValidationError, type ValidationIssue } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
-import { keyObject, keyObjects } from "../keys/gateway-keys.ts";
+import { keyObject, keyObjects, staticTokenObjects } from "../keys/gateway-keys.ts";
 import { DIRECTORY, type KeyObject, MAX_KEYS, STATIC_TOKENS } from "../keys/key-object.ts";
 import { isKeyId, keyPatchOf, newKey, newKeyRecord } from "../keys/key-record.ts";
 import { groupUsage, HOUR_MS, type UsageGroup, type UsageRow } from "../keys/usage-rows.ts";
@@ -48,7 +48,16 @@ export function adminRoutes(): Hono<Gateway> {
     const now = Date.now();
     const { id, key, hash } = await newKey();
     const record = newKeyRecord(body, id, now);
-    if (!(await keyObject(keys, DIRECTORY).register(id, now))) {
+    // The key first, then its listing: a key that was never listed is revoked again, never left behind.
+    const stub = keyObject(keys, id);
+    if (!(await stub.create(record, hash))) throw new Error("a new key's id is taken");
+    let listed = false;
+    try {
+      listed = await keyObject(keys, DIRECTORY).register(id, now);
+    } finally {
+      if (!listed) await stub.revoke(now);
+    }
+    if (!listed) {
       return Response.json(
         {
           error: {
@@ -59,7 +68,6 @@ export function adminRoutes(): Hono<Gateway> {
         { status: 409 },
       );
     }
-    await keyObject(keys, id).create(record, hash);
     return c.json({ ...record, key }, 201);
   });
 
@@ -103,9 +111,10 @@ export function adminRoutes(): Hono<Gateway> {
     if (!isKeyId(id)) return notFound(id);
     const keys = keysOf(c.env);
     const now = Date.now();
-    if (!(await keyObject(keys, id).revoke(now))) return notFound(id);
+    const revoked = await keyObject(keys, id).revoke(now);
+    // Unlisted whatever the key's object said: a listing left by a failed create goes too.
     await keyObject(keys, DIRECTORY).unregister(id, now);
-    return c.json({ id, deleted: true });
+    return revoked ? c.json({ id, deleted: true }) : notFound(id);
   });
 
   app.get("/v1/admin/usage", async (c) => {
@@ -123,21 +132,24 @@ export function adminRoutes(): Hono<Gateway> {
       issues.push({ path: "from", message: "at most 400 days before `to`" });
     if (issues.length > 0) throw new ValidationError(issues);
 
+    // Every key that can have usage in the range (one deleted before it cannot), and the objects of the
+    // GATEWAY_TOKENS: one read each, at most USAGE_READS_AT_ONCE at a time.
     const entries = await keyObject(keys, DIRECTORY).all();
-    const ids = [STATIC_TOKENS, ...entries.map((entry) => entry.id)];
+    const reads: { object: string; key: string }[] = [
+      ...staticTokenObjects().map((object) => ({ object, key: STATIC_TOKENS })),
+      ...entries
+        .filter((entry) => entry.deletedAt === undefined || entry.deletedAt >= from - HOUR_MS)
+        .map((entry) => ({ object: entry.id, key: entry.id })),
+    ];
     const names = new Map<string, string>([[STATIC_TOKENS, "GATEWAY_TOKENS"]]);
     const rows: (UsageRow & { key: string })[] = [];
-    for (let start = 0; start < ids.length; start += USAGE_READS_AT_ONCE) {
-      const batch = ids.slice(start, start + USAGE_READS_AT_ONCE);
+    for (let start = 0; start < reads.length; start += USAGE_READS_AT_ONCE) {
+      const batch = reads.slice(start, start + USAGE_READS_AT_ONCE);
       const read = await Promise.all(
-        batch.map(async (id) => {
-          const stub = keyObject(keys, id);
-          const [usage, name] = await Promise.all([
-            stub.usage(from, to),
-            groupBy === "key" && id !== STATIC_TOKENS ? stub.keyName() : undefined,
-          ]);
-          if (name !== undefined) names.set(id, name);
-          return usage.map((row) => ({ ...row, key: id }));
+        batch.map(async ({ object, key }) => {
+          const usage = await keyObject(keys, object).usageOf(from, to);
+          if (usage.name !== undefined) names.set(key, usage.name);
+          return usage.rows.map((row) => ({ ...row, key }));
         }),
       );
       for (const list of read) rows.push(...list);

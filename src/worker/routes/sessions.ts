@@ -1,6 +1,7 @@
 /**
  * `GET /v1/sessions/:id` (a session's pins) and `DELETE /v1/sessions/:id` (forget them). A session exists
- * once a pool route has pinned it; reading or clearing one that does not is a 404 and writes nothing.
+ * once a pool route has pinned it; reading or clearing one that does not is a 404 and writes nothing. A
+ * virtual key sees only its own sessions (`sessionObjectName`).
  *
  * @module
  */
@@ -9,6 +10,7 @@ import { SessionIdSchema } from "../../core/call-options.ts";
 import { validate } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
+import { sessionObjectName } from "../keys/gateway-keys.ts";
 
 /** The session routes of a gateway. */
 export function sessionRoutes(): Hono<Gateway> {
@@ -34,7 +36,7 @@ export function sessionRoutes(): Hono<Gateway> {
 function sessionStub(c: Context<Gateway>, id: string) {
   const sessions = c.env?.SESSIONS;
   if (!sessions) throw new HTTPConfigError("the SESSIONS Durable Object binding is missing");
-  return sessions.get(sessions.idFromName(id));
+  return sessions.get(sessions.idFromName(sessionObjectName(c, id)));
 }
 
 function noSession(c: Context<Gateway>, id: string) {
