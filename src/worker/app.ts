@@ -41,8 +41,11 @@ import { modelRoutes } from "./routes/models.ts";
 import { neutralRoutes } from "./routes/neutral.ts";
 import { responsesRoutes } from "./routes/responses.ts";
 import { sessionRoutes } from "./routes/sessions.ts";
+import { streamRoutes } from "./routes/streams.ts";
 import { taskRoutes } from "./routes/tasks.ts";
 import { SessionObject } from "./session-object.ts";
+import { resumableStreams } from "./streams/resumable.ts";
+import { createStreamObject } from "./streams/stream-object.ts";
 import { createTaskObject, type TaskRuntime } from "./task-object.ts";
 
 export { MAX_JSON_DEPTH } from "./request.ts";
@@ -71,6 +74,12 @@ export interface CreateWorkerOptions {
    * the line open (default 15 000 ms; see `keep-alive.ts`).
    */
   keepAliveMs?: number;
+  /**
+   * How long a resumable stream is kept once it finished, for `GET /v1/streams/:id` (default 10 minutes).
+   */
+  streamRetentionMs?: number;
+  /** Makes the id of a new resumable stream (`strm_` + 22 base64url characters; default random). */
+  newStreamId?: () => string;
   /** Where configuration problems (and failed OTLP exports) are logged. Default `console.error`. */
   log?: (message: string) => void;
   /**
@@ -90,7 +99,7 @@ export interface CreateWorkerOptions {
  * import { createWorker } from "modelwire/worker";
  * const worker = createWorker({ workflows: { triage } });
  * export default worker.app;
- * export const { SessionObject, TaskObject, KeyObject } = worker;
+ * export const { SessionObject, TaskObject, KeyObject, StreamObject } = worker;
  * ```
  */
 export function createWorker(options: CreateWorkerOptions = {}) {
@@ -194,6 +203,12 @@ export function createWorker(options: CreateWorkerOptions = {}) {
     }),
   );
 
+  // After authentication and the body limit: a resumable streaming request runs in its stream object.
+  app.use(
+    "/v1/*",
+    resumableStreams({ tables, retentionMs: options.streamRetentionMs, newId: options.newStreamId }),
+  );
+
   app.route("/", neutralRoutes(calls));
   app.route("/", chatCompletionRoutes(calls));
   app.route("/", messagesRoutes(calls));
@@ -202,9 +217,11 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.route("/", sessionRoutes());
   app.route("/", taskRoutes(workflows));
   app.route("/", adminRoutes());
+  app.route("/", streamRoutes());
 
   const TaskObject = createTaskObject((env) => taskRuntime(workflows, tables, env as WorkerEnv));
-  return { app, fetch: app.fetch, SessionObject, TaskObject, KeyObject };
+  const StreamObject = createStreamObject(() => app);
+  return { app, fetch: app.fetch, SessionObject, TaskObject, KeyObject, StreamObject };
 }
 
 /** What a task object runs with: the gateway's workflows, and the first member of a route as its provider. */

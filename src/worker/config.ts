@@ -23,6 +23,8 @@ export interface Route {
   members: Provider[];
   /** Relative weights of the members (pool routes), for the first pin of a session. */
   weights: number[];
+  /** Whether its streaming requests run as resumable streams without asking (`"resumable": true`). */
+  resumable?: boolean;
 }
 
 /** The key-less demo provider, as a route or as a pool member (a pool to try session affinity on). */
@@ -146,7 +148,9 @@ export function buildRoutes(
         claimed.set(name, where);
         aliases.push(name);
       }
-      const route = buildRoute(alias, rest, at, env, options);
+      const { resumable, rest: member } = splitResumable(rest, at);
+      const route = buildRoute(alias, member, at, env, options);
+      if (resumable) route.resumable = true;
       routes.set(alias, route);
       for (const name of aliases) routes.set(name, route);
     } catch (error) {
@@ -175,6 +179,15 @@ function splitAliases(config: unknown, at: string): { aliases: string[]; rest: u
   const { aliases, ...rest } = config as Record<string, unknown>;
   const parsed = validate(z.array(z.string().check(z.regex(ROUTE_NAME))), aliases, `${at}.aliases`);
   return { aliases: parsed, rest };
+}
+
+/** A route's `resumable` setting (its streaming requests run as resumable streams), and the rest of it. */
+function splitResumable(config: unknown, at: string): { resumable: boolean; rest: unknown } {
+  if (typeof config !== "object" || config === null || Array.isArray(config) || !("resumable" in config)) {
+    return { resumable: false, rest: config };
+  }
+  const { resumable, ...rest } = config as Record<string, unknown>;
+  return { resumable: validate(z.boolean(), resumable, `${at}.resumable`), rest };
 }
 
 function buildRoute(

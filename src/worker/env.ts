@@ -7,6 +7,7 @@
 import type { KeyObject } from "./keys/key-object.ts";
 import type { KeyRecord } from "./keys/key-record.ts";
 import type { SessionObject } from "./session-object.ts";
+import type { StreamObjectBase } from "./streams/stream-object.ts";
 import type { TaskObjectBase } from "./task-object.ts";
 
 /** The bindings and variables the Worker reads. Secrets named by the config are read from here too. */
@@ -25,6 +26,8 @@ export interface WorkerEnv {
   SESSIONS?: DurableObjectNamespace<SessionObject>;
   /** One task object (the class `createWorker()` returns as `TaskObject`) per task id. */
   TASKS?: DurableObjectNamespace<TaskObjectBase>;
+  /** One stream object per resumable stream (the class `createWorker()` returns as `StreamObject`). */
+  STREAMS?: DurableObjectNamespace<StreamObjectBase>;
   /** One `KeyObject` per virtual key (and the key directory): the admin API and per-key limits. */
   KEYS?: DurableObjectNamespace<KeyObject>;
   [name: string]: unknown;

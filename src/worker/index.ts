@@ -12,4 +12,5 @@ export default { fetch: worker.fetch } satisfies ExportedHandler<WorkerEnv>;
 export const SessionObject = worker.SessionObject;
 export const TaskObject = worker.TaskObject;
 export const KeyObject = worker.KeyObject;
+export const StreamObject = worker.StreamObject;
 export { createWorker };

@@ -39,7 +39,7 @@ export type ErrorFrames = (
 ) => readonly Frame[];
 
 /** modelwire's own error frame: `event: error` with the error's JSON. */
-const defaultErrorFrames: ErrorFrames = (failure, expose) => [
+export const defaultErrorFrames: ErrorFrames = (failure, expose) => [
   {
     event: "error",
     data: StructuredOutputError.is(failure)
@@ -48,8 +48,8 @@ const defaultErrorFrames: ErrorFrames = (failure, expose) => [
   },
 ];
 
-/** A frame's bytes. */
-function encodeFrame(frame: Frame): Uint8Array {
+/** A frame's bytes, as the gateway's SSE bodies send it. */
+export function encodeFrame(frame: Frame): Uint8Array {
   return "comment" in frame ? commentFrame(frame.comment) : sseFrame(frame.data, frame.event, frame.id);
 }
 

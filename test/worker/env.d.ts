@@ -12,6 +12,7 @@ declare namespace Cloudflare {
     SESSIONS: DurableObjectNamespace<import("../../src/worker/session-object.ts").SessionObject>;
     TASKS: DurableObjectNamespace<import("../../src/worker/task-object.ts").TaskObjectBase>;
     KEYS: DurableObjectNamespace<import("../../src/worker/keys/key-object.ts").KeyObject>;
+    STREAMS: DurableObjectNamespace<import("../../src/worker/streams/stream-object.ts").StreamObjectBase>;
   }
 }
 

@@ -118,13 +118,16 @@ export class PassthroughStream {
 
   async *#frames(events: AsyncIterable<NativeEvent>): AsyncGenerator<Frame, void, undefined> {
     for await (const event of events) {
-      this.#read(event.data);
+      this.read(event.data);
       yield { event: event.event, data: event.data };
     }
   }
 
-  /** Keeps the numbering and the announced response of one event's JSON. */
-  #read(data: string): void {
+  /**
+   * Keeps the numbering and the announced response of one event's JSON (every event sent goes through
+   * it; a resumable stream's log replays its events through it to end an interrupted stream).
+   */
+  read(data: string): void {
     let value: unknown;
     try {
       value = JSON.parse(data);

@@ -1,0 +1,282 @@
+/**
+ * Resumable streams, in workerd with the real `StreamObject` (its app replaced by a test gateway whose
+ * upstream is faked at the fetch layer): for every streaming endpoint a stream cut after N events and
+ * resumed with `Last-Event-ID` yields every event exactly once, in order; a resume before the first
+ * token and after the end; a client that leaves does not stop the call, `cancel` does (the upstream sees
+ * the abort); an object restart mid-call ends the log with an error event; only the key that started a
+ * stream can read or cancel it.
+ */
+import { runInDurableObject } from "cloudflare:test";
+import { env } from "cloudflare:workers";
+import { describe, expect, it } from "vitest";
+import type { StreamApp, StreamObjectBase } from "../../src/worker/streams/stream-object.ts";
+import {
+  anthropicEvents,
+  anthropicFrames,
+  gateway,
+  gatewayEnv,
+  parseSse,
+  type SseFrame,
+  sseResponse,
+  streamBody,
+  TOKEN,
+  type UpstreamHandler,
+  waitFor,
+} from "./helpers.ts";
+
+let counter = 0;
+/** A fresh stream id of the right shape. */
+const nextId = () => `strm_${String(Date.now()).padStart(16, "0")}${String(counter++).padStart(6, "0")}`;
+
+/** A gateway whose stream objects answer with itself (the test's upstream), and the next stream's id. */
+async function streamGateway(handler: UpstreamHandler, options: Parameters<typeof gateway>[1] = {}) {
+  let id = nextId();
+  const g = gateway(handler, { streamHoldMs: 0, ...options, newStreamId: () => id });
+  /** Points the next stream's object at this gateway, and returns its id. */
+  const prepare = async () => {
+    id = nextId();
+    const app: StreamApp = { fetch: (request, _env, ctx) => g.worker.app.fetch(request, gatewayEnv, ctx) };
+    await runInDurableObject(streamStub(id), (instance) => {
+      (instance as unknown as { app: () => StreamApp }).app = () => app;
+    });
+    return id;
+  };
+  return { ...g, prepare };
+}
+
+const streamStub = (id: string): DurableObjectStub<StreamObjectBase> =>
+  env.STREAMS.get(env.STREAMS.idFromName(id));
+
+/** Reads `response`'s SSE until `count` events with an id came (then leaves), or to its end. */
+async function readEvents(response: Response, count = Number.POSITIVE_INFINITY): Promise<SseFrame[]> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = "";
+  let events: SseFrame[] = [];
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+    const complete = text.slice(0, text.lastIndexOf("\n\n") + 2);
+    events = parseSse(complete).filter((frame) => frame.id !== undefined);
+    if (events.length >= count) {
+      await reader.cancel();
+      return events.slice(0, count);
+    }
+  }
+  return parseSse(text).filter((frame) => frame.id !== undefined);
+}
+
+/** Anthropic frames of a ten-piece answer, one every few ms. */
+const TEN = ["one ", "two ", "three ", "four ", "five ", "six ", "seven ", "eight ", "nine ", "ten"];
+const slowAnthropic: UpstreamHandler = (call) =>
+  sseResponse(
+    streamBody(
+      anthropicFrames(anthropicEvents(TEN)).map((frame) => frame),
+      { signal: call.signal },
+    ),
+  );
+
+const RESUMABLE = { "x-modelwire-resumable": "1" };
+const user = [{ role: "user", content: "count to ten" }];
+const ENDPOINTS: [path: string, body: Record<string, unknown>, terminal: (frames: SseFrame[]) => boolean][] =
+  [
+    ["/v1/stream", { route: "claude", messages: user }, (f) => f.at(-1)?.event === "done"],
+    [
+      "/v1/chat/completions",
+      { model: "claude", stream: true, messages: user },
+      (f) => f.at(-1)?.data === "[DONE]",
+    ],
+    [
+      "/v1/messages",
+      { model: "claude", stream: true, max_tokens: 100, messages: user },
+      (f) => f.at(-1)?.event === "message_stop",
+    ],
+    [
+      "/v1/responses",
+      { model: "claude", stream: true, input: "count to ten" },
+      (f) => f.at(-1)?.event === "response.completed",
+    ],
+  ];
+
+describe("resumable streams", () => {
+  for (const [path, body, terminal] of ENDPOINTS) {
+    it(`${path}: cut after 3 events and resumed with Last-Event-ID, every event exactly once, in order`, async () => {
+      const g = await streamGateway(slowAnthropic);
+      const id = await g.prepare();
+      const first = await g.call(path, { json: body, headers: RESUMABLE });
+      expect(first.status).toBe(200);
+      expect(first.headers.get("x-modelwire-stream-id")).toBe(id);
+      const head = await readEvents(first, 3);
+      expect(head.map((frame) => frame.id)).toEqual(["1", "2", "3"]);
+
+      // The client left; the call runs on. Resume after event 3.
+      const resumed = await g.call(`/v1/streams/${id}`, { headers: { "last-event-id": "3" } });
+      expect(resumed.status).toBe(200);
+      expect(resumed.headers.get("content-type")).toContain("text/event-stream");
+      const tail = await readEvents(resumed);
+      const all = [...head, ...tail];
+      expect(all.map((frame) => Number(frame.id))).toEqual(all.map((_, index) => index + 1));
+      expect(terminal(all)).toBe(true);
+      // One upstream call, never aborted by the client leaving.
+      expect(g.calls).toHaveLength(1);
+      expect(g.calls[0]!.signal?.aborted ?? false).toBe(false);
+
+      // A read from the start after the end: the same events, the same bytes.
+      const replay = await readEvents(await g.call(`/v1/streams/${id}`));
+      expect(replay).toEqual(all);
+      // The text is all there.
+      const text = JSON.stringify(all.map((frame) => frame.data));
+      for (const piece of TEN) expect(text).toContain(piece.trim());
+    });
+  }
+
+  it("a resume before the first token waits for it, and gets every event", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const g = await streamGateway(async (call) => {
+      await gate;
+      return slowAnthropic(call);
+    });
+    const id = await g.prepare();
+    const first = await g.call("/v1/stream", {
+      json: { route: "claude", messages: user },
+      headers: RESUMABLE,
+    });
+    expect(first.status).toBe(200);
+    await first.body!.cancel();
+    const resumed = g.call(`/v1/streams/${id}`);
+    release();
+    const events = await readEvents(await resumed);
+    expect(events.at(-1)?.event).toBe("done");
+    expect(events.map((frame) => Number(frame.id))).toEqual(events.map((_, index) => index + 1));
+  });
+
+  it("a resume after the last event ends at once; a bad Last-Event-ID is a 400", async () => {
+    const g = await streamGateway(slowAnthropic);
+    const id = await g.prepare();
+    const all = await readEvents(
+      await g.call("/v1/stream", { json: { route: "claude", messages: user }, headers: RESUMABLE }),
+    );
+    const after = await g.call(`/v1/streams/${id}`, { headers: { "last-event-id": String(all.length) } });
+    expect(await readEvents(after)).toEqual([]);
+    expect((await g.call(`/v1/streams/${id}`, { headers: { "last-event-id": "abc" } })).status).toBe(400);
+  });
+
+  it("cancel stops the upstream call (it sees the abort) and the log ends with the dialect's error", async () => {
+    const g = await streamGateway((call) =>
+      sseResponse(
+        streamBody(anthropicFrames(anthropicEvents(["only "])).slice(0, 4), {
+          end: "hang",
+          signal: call.signal,
+        }),
+      ),
+    );
+    const id = await g.prepare();
+    const first = await g.call("/v1/chat/completions", {
+      json: { model: "claude", stream: true, messages: user },
+      headers: RESUMABLE,
+    });
+    const head = await readEvents(first, 1);
+    expect(head).toHaveLength(1);
+    const cancelled = await g.call(`/v1/streams/${id}/cancel`, { method: "POST" });
+    expect(await cancelled.json()).toEqual({ id, status: "cancelled" });
+    await waitFor(() => g.calls[0]?.signal?.aborted === true);
+    const events = await readEvents(await g.call(`/v1/streams/${id}`));
+    const last = JSON.parse(events.at(-1)!.data) as { error?: { message: string } };
+    expect(last.error).toBeDefined();
+  });
+
+  it("an object restart mid-call ends the log with an error event, never 'streaming' forever", async () => {
+    const g = await streamGateway((call) =>
+      sseResponse(
+        streamBody(anthropicFrames(anthropicEvents(["partial "])).slice(0, 4), {
+          end: "hang",
+          signal: call.signal,
+        }),
+      ),
+    );
+    const id = await g.prepare();
+    const first = await g.call("/v1/messages", {
+      json: { model: "claude", stream: true, max_tokens: 100, messages: user },
+      headers: RESUMABLE,
+    });
+    const head = await readEvents(first, 2);
+    // A new instance on the same storage is what a restart makes: its run is gone.
+    await runInDurableObject(streamStub(id), async (instance, state) => {
+      const Restarted = instance.constructor as new (
+        state: DurableObjectState,
+        env: unknown,
+      ) => StreamObjectBase;
+      const fresh = new Restarted(state, env);
+      await state.blockConcurrencyWhile(async () => {});
+      return fresh;
+    });
+    const events = await readEvents(await g.call(`/v1/streams/${id}`));
+    expect(events.slice(0, 2)).toEqual(head);
+    const last = events.at(-1)!;
+    expect(last.event).toBe("error");
+    expect(JSON.parse(last.data)).toMatchObject({
+      type: "error",
+      error: { message: expect.stringContaining("interrupted") },
+    });
+  });
+
+  it("only the key that started a stream reads or cancels it", async () => {
+    const g = await streamGateway(slowAnthropic);
+    const admin = (path: string, init: RequestInit & { json?: unknown } = {}) =>
+      g.call(path, { ...init, headers: { authorization: `Bearer ${env.ADMIN_TOKENS}`, ...init.headers } });
+    const make = async (name: string) =>
+      ((await (await admin("/v1/admin/keys", { json: { name } })).json()) as { key: string }).key;
+    const alice = await make("alice-stream");
+    const bob = await make("bob-stream");
+    const id = await g.prepare();
+    const first = await g.call("/v1/stream", {
+      json: { route: "claude", messages: user },
+      headers: { ...RESUMABLE, authorization: `Bearer ${alice}` },
+    });
+    await readEvents(first);
+    for (const token of [bob, TOKEN]) {
+      const read = await g.call(`/v1/streams/${id}`, { headers: { authorization: `Bearer ${token}` } });
+      expect(read.status).toBe(404);
+      const cancel = await g.call(`/v1/streams/${id}/cancel`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}` },
+      });
+      expect(cancel.status).toBe(404);
+    }
+    const mine = await g.call(`/v1/streams/${id}`, { headers: { authorization: `Bearer ${alice}` } });
+    expect(mine.status).toBe(200);
+    expect((await readEvents(mine)).at(-1)?.event).toBe("done");
+  });
+
+  it("without the header (or a resumable route) a stream is not resumable: no id, no ids", async () => {
+    const g = await streamGateway(slowAnthropic);
+    const response = await g.call("/v1/stream", { json: { route: "claude", messages: user } });
+    expect(response.headers.get("x-modelwire-stream-id")).toBeNull();
+    const frames = parseSse(await response.text()).filter((frame) => frame.data !== "");
+    expect(frames.every((frame) => frame.id === undefined)).toBe(true);
+  });
+
+  it("a route with resumable: true runs its streams resumably without the header", async () => {
+    const g = await streamGateway(slowAnthropic, {
+      config: {
+        routes: {
+          claude: {
+            protocol: "anthropic",
+            model: "claude-sonnet-4-5",
+            baseURL: "https://anthropic.upstream.test/v1",
+            apiKeySecret: "ANTHROPIC_API_KEY",
+            resumable: true,
+          },
+        },
+      },
+    });
+    const id = await g.prepare();
+    const response = await g.call("/v1/stream", { json: { route: "claude", messages: user } });
+    expect(response.headers.get("x-modelwire-stream-id")).toBe(id);
+    expect((await readEvents(response)).at(-1)?.event).toBe("done");
+  });
+});
