@@ -95,6 +95,8 @@ export interface McpToolsOptions extends McpRequestOptions {
   prefix?: string | undefined;
   /** Only the tools this returns true for. */
   filter?: ((tool: McpTool) => boolean) | undefined;
+  /** Names already taken (the agent's own tools, another server's): a server tool with one is renamed. */
+  reserved?: Iterable<string> | undefined;
 }
 
 /** A connection to one MCP server (see {@link mcpClient}). */
@@ -551,7 +553,7 @@ export function mcpClient(options: McpClientOptions): McpClient {
 
   const tools = async (settings: McpToolsOptions = {}): Promise<AgentTool[]> => {
     const listed = await listTools(settings);
-    const taken = new Set<string>();
+    const taken = new Set<string>(settings.reserved);
     const out: AgentTool[] = [];
     for (const tool of listed) {
       if (settings.filter && !settings.filter(tool)) continue;

@@ -23,7 +23,30 @@ export interface Route {
   members: Provider[];
   /** Relative weights of the members (pool routes), for the first pin of a session. */
   weights: number[];
+  /** MCP servers whose tools a task on this route gets beside its workflow's (the route's `mcp`). */
+  mcp?: RouteMcpServer[];
 }
+
+/** An MCP server of a route, ready to connect to: its URL, its headers (the bearer token read from its secret). */
+export interface RouteMcpServer {
+  url: string;
+  headers: Record<string, string>;
+  /** The `fetch` the Worker was given for upstreams (`createWorker({ providers: { fetch } })`), if any. */
+  fetch?: typeof fetch | undefined;
+}
+
+/**
+ * A route's `mcp`: the Streamable HTTP servers its tasks may use, each by URL, with the Worker secret that
+ * holds its bearer token (`tokenSecret`), never the token.
+ */
+const McpServersSchema = z
+  .array(
+    z.strictObject({
+      url: z.string().check(z.regex(/^https?:\/\/[^\s]+$/, "an http(s) URL")),
+      tokenSecret: z.optional(z.string().check(z.minLength(1))),
+    }),
+  )
+  .check(z.maxLength(16));
 
 /** The key-less demo provider, as a route or as a pool member (a pool to try session affinity on). */
 const DemoSchema = z.strictObject({
@@ -146,7 +169,9 @@ export function buildRoutes(
         claimed.set(name, where);
         aliases.push(name);
       }
-      const route = buildRoute(alias, rest, at, env, options);
+      const { mcp, rest: member } = splitMcp(rest, at, env, options);
+      const route = buildRoute(alias, member, at, env, options);
+      if (mcp.length > 0) route.mcp = mcp;
       routes.set(alias, route);
       for (const name of aliases) routes.set(name, route);
     } catch (error) {
@@ -175,6 +200,36 @@ function splitAliases(config: unknown, at: string): { aliases: string[]; rest: u
   const { aliases, ...rest } = config as Record<string, unknown>;
   const parsed = validate(z.array(z.string().check(z.regex(ROUTE_NAME))), aliases, `${at}.aliases`);
   return { aliases: parsed, rest };
+}
+
+/** A route's `mcp` servers (their tokens read from `env`), and the rest of its config. */
+function splitMcp(
+  config: unknown,
+  at: string,
+  env: Record<string, unknown>,
+  options: CreateProviderOptions,
+): { mcp: RouteMcpServer[]; rest: unknown } {
+  if (typeof config !== "object" || config === null || Array.isArray(config) || !("mcp" in config)) {
+    return { mcp: [], rest: config };
+  }
+  const { mcp, ...rest } = config as Record<string, unknown>;
+  const servers = validate(McpServersSchema, mcp, `${at}.mcp`).map((server, index): RouteMcpServer => {
+    const headers: Record<string, string> = {};
+    if (server.tokenSecret !== undefined) {
+      const token = env[server.tokenSecret];
+      if (typeof token !== "string" || token === "") {
+        throw new ValidationError([
+          {
+            path: `${at}.mcp[${index}].tokenSecret`,
+            message: `the Worker secret ${server.tokenSecret} is not set`,
+          },
+        ]);
+      }
+      headers.authorization = `Bearer ${token}`;
+    }
+    return { url: server.url, headers, fetch: options.fetch };
+  });
+  return { mcp: servers, rest };
 }
 
 function buildRoute(

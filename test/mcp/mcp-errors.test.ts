@@ -257,5 +257,8 @@ describe("mcpClient failures", () => {
       method: "tools/call",
       params: { name: "files.read" },
     });
+    // Names the agent already has (its own tools) are kept free the same way.
+    const beside = await client.tools({ reserved: ["files_read"] });
+    expect(beside.map((tool) => tool.name)).toEqual(["files_read_2", "files_read_3"]);
   });
 });
