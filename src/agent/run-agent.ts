@@ -173,10 +173,15 @@ async function runTools(
         return { callId: call.id, name: call.name, content: `Unknown tool "${call.name}"`, isError: true };
       try {
         const value = await tool.execute(call.arguments, { call, signal });
-        if (isToolOutput(value))
-          return { callId: call.id, name: call.name, content: value.content, isError: value.isError };
-        const content = typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
-        return { callId: call.id, name: call.name, content, isError: false };
+        const output = isToolOutput(value) ? value : undefined;
+        const content = output
+          ? output.content
+          : typeof value === "string"
+            ? value
+            : value === undefined
+              ? ""
+              : JSON.stringify(value);
+        return { callId: call.id, name: call.name, content, isError: output?.isError === true };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         return { callId: call.id, name: call.name, content: message, isError: true };

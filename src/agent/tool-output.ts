@@ -35,7 +35,6 @@ export function toolOutput(content: Content, options: { isError?: boolean } = {}
 
 /** Whether `value` is a {@link ToolOutput} (made by {@link toolOutput}, in this copy of the library or another). */
 export function isToolOutput(value: unknown): value is ToolOutput {
-  return (
-    typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[TOOL_OUTPUT] === true
-  );
+  // `?.` reads nothing from null or undefined; a primitive has no such symbol property.
+  return (value as Record<symbol, unknown> | null | undefined)?.[TOOL_OUTPUT] === true;
 }
