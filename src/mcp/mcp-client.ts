@@ -183,14 +183,14 @@ export function mcpClient(options: McpClientOptions): McpClient {
   /** The headers of a request; the session's only after the handshake (never on `initialize`). */
   const requestHeaders = (json: boolean, inSession: boolean): Headers => {
     const result = new Headers(headers);
-    result.set("accept", json ? ACCEPT : "application/json, text/event-stream");
+    result.set("accept", ACCEPT);
     if (json) result.set("content-type", "application/json");
     if (inSession && sessionId !== undefined) result.set("mcp-session-id", sessionId);
     if (inSession && protocolVersion !== undefined) result.set("mcp-protocol-version", protocolVersion);
     return result;
   };
 
-  /** A signal that fires on the caller's abort or the deadline; `reason()` says which. */
+  /** A signal that fires on the caller's abort or at the deadline; `error()` says which happened. */
   const deadline = (call: McpRequestOptions) => {
     const controller = new AbortController();
     let timedOut = false;
@@ -440,7 +440,15 @@ export function mcpClient(options: McpClientOptions): McpClient {
     }
     sessionId = session;
     protocolVersion = info.protocolVersion;
-    await post({ jsonrpc: "2.0", method: "notifications/initialized" }, call, true);
+    try {
+      await post({ jsonrpc: "2.0", method: "notifications/initialized" }, call, true);
+    } catch (error) {
+      if (!(error instanceof SessionGone)) throw error;
+      throw fail("http", "HTTP 404: the session it had just opened was not found", {
+        method: "notifications/initialized",
+        status: 404,
+      });
+    }
     return info;
   };
 
