@@ -345,7 +345,7 @@ export default {
       `import { createWorker } from "modelwire/worker";
 const worker = createWorker();
 export default { fetch: worker.fetch };
-export const { SessionObject, TaskObject } = worker;
+export const { SessionObject, TaskObject, KeyObject } = worker;
 `,
     );
     const bindings = wranglerToml.slice(wranglerToml.indexOf("[[durable_objects.bindings]]"));
