@@ -15,12 +15,14 @@ import type { StreamEvent } from "../core/stream-event.ts";
 import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { addUsage, type Usage } from "../core/usage.ts";
 import { checkPause } from "../substrate/pause.ts";
+import { isToolOutput } from "./tool-output.ts";
 
 /** A tool the agent can run: its spec plus the function that runs it. */
 export interface AgentTool extends ToolSpecInput {
   /**
-   * Runs the tool. A returned string goes back to the model as is; anything else as JSON. A thrown error
-   * becomes a result with `isError: true` (the model sees the message and can react), not a crash.
+   * Runs the tool. A returned string goes back to the model as is; a `toolOutput(content, { isError })`
+   * as its content parts and error flag; anything else as JSON. A thrown error becomes a result with
+   * `isError: true` (the model sees the message and can react), not a crash.
    */
   execute(
     args: Record<string, unknown>,
@@ -171,8 +173,15 @@ async function runTools(
         return { callId: call.id, name: call.name, content: `Unknown tool "${call.name}"`, isError: true };
       try {
         const value = await tool.execute(call.arguments, { call, signal });
-        const content = typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value);
-        return { callId: call.id, name: call.name, content, isError: false };
+        const output = isToolOutput(value) ? value : undefined;
+        const content = output
+          ? output.content
+          : typeof value === "string"
+            ? value
+            : value === undefined
+              ? ""
+              : JSON.stringify(value);
+        return { callId: call.id, name: call.name, content, isError: output?.isError === true };
       } catch (error) {
         const message = error instanceof Error ? error.message : String(error);
         return { callId: call.id, name: call.name, content: message, isError: true };

@@ -224,7 +224,10 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   return { app, fetch: app.fetch, SessionObject, TaskObject, KeyObject, StreamObject };
 }
 
-/** What a task object runs with: the gateway's workflows, and the first member of a route as its provider. */
+/**
+ * What a task object runs with: the gateway's workflows, the first member of a route as its provider, and
+ * the route's MCP servers (their tools added to the workflow's).
+ */
 function taskRuntime(
   workflows: Readonly<Record<string, Workflow>>,
   tables: RouteTables,
@@ -243,5 +246,6 @@ function taskRuntime(
         });
       return route.members[0]!;
     },
+    mcpServers: (alias) => tables.of(env).routes.get(alias)?.mcp ?? [],
   };
 }

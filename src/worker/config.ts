@@ -25,7 +25,30 @@ export interface Route {
   weights: number[];
   /** Whether its streaming requests run as resumable streams without asking (`"resumable": true`). */
   resumable?: boolean;
+  /** MCP servers whose tools a task on this route gets beside its workflow's (the route's `mcp`). */
+  mcp?: RouteMcpServer[];
 }
+
+/** An MCP server of a route, ready to connect to: its URL, its headers (the bearer token read from its secret). */
+export interface RouteMcpServer {
+  url: string;
+  headers: Record<string, string>;
+  /** The `fetch` the Worker was given for upstreams (`createWorker({ providers: { fetch } })`), if any. */
+  fetch?: typeof fetch | undefined;
+}
+
+/**
+ * A route's `mcp`: the Streamable HTTP servers its tasks may use, each by URL, with the Worker secret that
+ * holds its bearer token (`tokenSecret`), never the token.
+ */
+const McpServersSchema = z
+  .array(
+    z.strictObject({
+      url: z.string().check(z.regex(/^https?:\/\/[^\s]+$/, "an http(s) URL")),
+      tokenSecret: z.optional(z.string().check(z.minLength(1))),
+    }),
+  )
+  .check(z.maxLength(16));
 
 /** The key-less demo provider, as a route or as a pool member (a pool to try session affinity on). */
 const DemoSchema = z.strictObject({
@@ -148,9 +171,11 @@ export function buildRoutes(
         claimed.set(name, where);
         aliases.push(name);
       }
-      const { resumable, rest: member } = splitResumable(rest, at);
+      const { resumable, rest: withoutResumable } = splitResumable(rest, at);
+      const { mcp, rest: member } = splitMcp(withoutResumable, at, env, options);
       const route = buildRoute(alias, member, at, env, options);
       if (resumable) route.resumable = true;
+      if (mcp.length > 0) route.mcp = mcp;
       routes.set(alias, route);
       for (const name of aliases) routes.set(name, route);
     } catch (error) {
@@ -188,6 +213,36 @@ function splitResumable(config: unknown, at: string): { resumable: boolean; rest
   }
   const { resumable, ...rest } = config as Record<string, unknown>;
   return { resumable: validate(z.boolean(), resumable, `${at}.resumable`), rest };
+}
+
+/** A route's `mcp` servers (their tokens read from `env`), and the rest of its config. */
+function splitMcp(
+  config: unknown,
+  at: string,
+  env: Record<string, unknown>,
+  options: CreateProviderOptions,
+): { mcp: RouteMcpServer[]; rest: unknown } {
+  if (typeof config !== "object" || config === null || Array.isArray(config) || !("mcp" in config)) {
+    return { mcp: [], rest: config };
+  }
+  const { mcp, ...rest } = config as Record<string, unknown>;
+  const servers = validate(McpServersSchema, mcp, `${at}.mcp`).map((server, index): RouteMcpServer => {
+    const headers: Record<string, string> = {};
+    if (server.tokenSecret !== undefined) {
+      const token = env[server.tokenSecret];
+      if (typeof token !== "string" || token === "") {
+        throw new ValidationError([
+          {
+            path: `${at}.mcp[${index}].tokenSecret`,
+            message: `the Worker secret ${server.tokenSecret} is not set`,
+          },
+        ]);
+      }
+      headers.authorization = `Bearer ${token}`;
+    }
+    return { url: server.url, headers, fetch: options.fetch };
+  });
+  return { mcp: servers, rest };
 }
 
 function buildRoute(

@@ -20,12 +20,16 @@ import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { ProviderError } from "../core/provider-error.ts";
 import { addUsage, type Usage } from "../core/usage.ts";
+import type { RouteMcpServer } from "./config.ts";
 import { clientErrorJSON } from "./gateway-error.ts";
+import { type RouteMcpTools, routeMcpTools } from "./route-mcp-tools.ts";
 
 /** Where a task object finds workflows and providers: built from the Worker's config and env. */
 export interface TaskRuntime {
   workflow(name: string): Workflow | undefined;
   provider(route: string): Provider;
+  /** The MCP servers of a route (its config's `mcp`), whose tools a step gets beside the workflow's. */
+  mcpServers?(route: string): readonly RouteMcpServer[];
 }
 
 export type TaskStatus = "running" | "paused" | "done" | "max-steps" | "aborted" | "failed";
@@ -176,10 +180,17 @@ export abstract class TaskObjectBase extends DurableObject {
     const controller = new AbortController();
     this.inFlight = controller;
     let result: Awaited<ReturnType<typeof runAgent>>;
+    // The route's MCP servers, connected for this step (and their sessions ended after it).
+    let mcp: RouteMcpTools | undefined;
     try {
+      mcp = await routeMcpTools(
+        runtime.mcpServers?.(workflow.route) ?? [],
+        workflow.tools ?? [],
+        controller.signal,
+      );
       result = await runAgent({
         provider: runtime.provider(workflow.route),
-        tools: workflow.tools ?? [],
+        tools: mcp.tools,
         messages: state.history,
         maxSteps: Math.min(1, Math.max(0, maxSteps - state.steps)),
         signal: controller.signal,
@@ -225,6 +236,7 @@ export abstract class TaskObjectBase extends DurableObject {
       return;
     } finally {
       if (this.inFlight === controller) this.inFlight = undefined;
+      await mcp?.close();
     }
     // What the task is now: a pause or abort may have arrived during the step.
     const current = this.status() ?? state.status;

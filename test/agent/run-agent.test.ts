@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { type AgentEvent, type AgentTool, runAgent } from "../../src/agent/run-agent.ts";
+import { toolOutput } from "../../src/agent/tool-output.ts";
 import { ProviderError } from "../../src/core/provider-error.ts";
 import { FakeProvider } from "../../src/testing.ts";
 
@@ -55,6 +56,39 @@ describe("runAgent", () => {
         { callId: "c2", content: "done 2", isError: false },
       ],
     });
+  });
+
+  it("passes a toolOutput's parts and error flag on as the result (a plain object still goes as JSON)", async () => {
+    const png = "iVBORw0KGgo=";
+    const tools: AgentTool[] = [
+      { name: "shot", execute: () => toolOutput([{ type: "image", mediaType: "image/png", data: png }]) },
+      { name: "soft", execute: () => toolOutput("not found", { isError: true }) },
+      { name: "plain", execute: () => ({ content: "x", isError: true }) },
+    ];
+    const provider = new FakeProvider({
+      script: [
+        {
+          toolCalls: [
+            { id: "a", name: "shot", arguments: {} },
+            { id: "b", name: "soft", arguments: {} },
+            { id: "c", name: "plain", arguments: {} },
+          ],
+        },
+        { text: "ok" },
+      ],
+    });
+    const result = await runAgent({ provider, tools, messages: [{ role: "user", content: "go" }] });
+    expect(provider.calls[1]!.messages.at(-1)!.toolResults).toEqual([
+      {
+        callId: "a",
+        name: "shot",
+        content: [{ type: "image", mediaType: "image/png", data: png }],
+        isError: false,
+      },
+      { callId: "b", name: "soft", content: "not found", isError: true },
+      { callId: "c", name: "plain", content: '{"content":"x","isError":true}', isError: false },
+    ]);
+    expect(result.status).toBe("done");
   });
 
   it("turns a tool's exception and an unknown tool into error results the model sees", async () => {

@@ -119,6 +119,7 @@ import * as library from "modelwire";
 import * as testing from "modelwire/testing";
 import * as wire from "modelwire/wire";
 import * as protocols from "modelwire/protocols";
+import * as mcp from "modelwire/mcp";
 const expected = ${JSON.stringify(packageJson.version)};
 if (library.VERSION !== expected) throw new Error("VERSION " + library.VERSION + ", expected " + expected);
 for (const name of ["anthropic", "openaiChat", "openaiResponses", "bedrock", "fallback", "retry", "createProvider", "runAgent", "collectStream", "ProviderError"]) {
@@ -134,10 +135,13 @@ for (const name of ["httpProvider", "nativeProvenance", "replaysNative", "isCont
 for (const name of ["anthropicMessagesProtocol", "openAIChatProtocol", "openAIResponsesProtocol", "bedrockConverseProtocol", "bedrockInvokeProtocol"]) {
   if (typeof protocols[name]?.buildRequest !== "function") throw new Error("modelwire/protocols has no protocol " + name);
 }
-for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol"]) {
+for (const name of ["mcpClient", "McpError", "mcpToolContent", "toolOutput"]) {
+  if (typeof mcp[name] !== "function") throw new Error("modelwire/mcp has no function " + name);
+}
+for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient"]) {
   if (name in library) throw new Error("modelwire (the root) still exports " + name);
 }
-for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/worker", "worker/app.js"]]) {
+for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/worker", "worker/app.js"]]) {
   const resolved = import.meta.resolve(entry);
   if (!resolved.endsWith("/node_modules/modelwire/dist/" + file)) throw new Error(entry + " resolves to " + resolved);
 }
@@ -229,6 +233,8 @@ describe("the packed package", () => {
     expect(files).toContain("dist/index.d.ts.map");
     expect(files).toContain("dist/worker/app.js");
     expect(files).toContain("dist/wire/index.js");
+    expect(files).toContain("dist/mcp/index.js");
+    expect(files).toContain("dist/mcp/index.d.ts");
     expect(files).toContain("dist/protocols/index.d.ts");
     const strays = files.filter((path) =>
       /(^|\/)(test|fixtures|bench)\/|\.test\.|tsconfig|wrangler/.test(path),
@@ -339,7 +345,7 @@ export default {
       `import { createWorker } from "modelwire/worker";
 const worker = createWorker();
 export default { fetch: worker.fetch };
-export const { SessionObject, TaskObject } = worker;
+export const { SessionObject, TaskObject, KeyObject, StreamObject } = worker;
 `,
     );
     const bindings = wranglerToml.slice(wranglerToml.indexOf("[[durable_objects.bindings]]"));

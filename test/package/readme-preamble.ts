@@ -14,6 +14,7 @@ declare const env: {
   MODEL_CHAIN: string;
   GEMINI_API_KEY: string;
   GOOGLE_SERVICE_ACCOUNT_JSON: string;
+  MCP_TOKEN: string;
 };
 declare const apiKey: string;
 declare const openaiKey: string;

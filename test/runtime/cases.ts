@@ -40,6 +40,7 @@ import { equal, ok, rejects, throws } from "./assert.ts";
 import type { RuntimeCase } from "./case.ts";
 import { bedrockCases } from "./cases-bedrock.ts";
 import { geminiCases } from "./cases-gemini.ts";
+import { mcpCases } from "./cases-mcp.ts";
 import { responsesCases } from "./cases-openai-responses.ts";
 import { substrateCases } from "./cases-substrate.ts";
 import { vertexCases } from "./cases-vertex.ts";
@@ -1118,4 +1119,5 @@ export const cases: RuntimeCase[] = [
   ...geminiCases,
   ...substrateCases,
   ...vertexCases,
+  ...mcpCases,
 ];
