@@ -29,14 +29,7 @@ import {
   WINDOW_MS,
   type WindowEntry,
 } from "./limits.ts";
-import {
-  type CallRecord,
-  HOUR_MS,
-  TOTAL_FIELDS,
-  totalsOf,
-  type UsageRow,
-  windowTokensOf,
-} from "./usage-rows.ts";
+import { type CallRecord, HOUR_MS, TOTAL_FIELDS, totalsOf, type UsageRow } from "./usage-rows.ts";
 
 /** The name of the object that lists the keys. */
 export const DIRECTORY = "directory";

@@ -79,6 +79,8 @@ export function resumableStreams(options: {
     const field = c.req.method === "POST" ? STREAMING[c.req.path] : undefined;
     if (field === undefined || c.req.header(STREAM_RUN_HEADER) !== undefined) return next();
     const asked = /^(1|true)$/i.test(c.req.header(RESUMABLE_HEADER)?.trim() ?? "");
+    // The body is read here only when it may be resumable: asked for, or a route says so.
+    if (!asked && !anyResumable(options.tables, c.env)) return next();
     const text = await c.req.text();
     let body: Record<string, unknown> | undefined;
     try {
@@ -91,8 +93,7 @@ export function resumableStreams(options: {
     if (!body) return next();
     const streaming = field === "route" || body.stream === true;
     const name = body[field];
-    const routeAsks =
-      typeof name === "string" && options.tables.of(c.env).routes.get(name)?.resumable === true;
+    const routeAsks = typeof name === "string" && resumableRoute(options.tables, c.env, name);
     if (!streaming || !(asked || routeAsks)) return next();
     const streams = streamObjects(c.env);
     if (!streams)
@@ -116,6 +117,33 @@ export function resumableStreams(options: {
     });
   };
 }
+
+/** Whether the route `name` is resumable; false when there is none, or the config cannot be read (the route says why). */
+function resumableRoute(tables: RouteTables, env: WorkerEnv, name: string): boolean {
+  try {
+    return tables.of(env).routes.get(name)?.resumable === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether any route of `env`'s table is resumable (kept per table). */
+function anyResumable(tables: RouteTables, env: WorkerEnv): boolean {
+  let table: ReturnType<RouteTables["of"]>;
+  try {
+    table = tables.of(env);
+  } catch {
+    return false;
+  }
+  let known = resumableTables.get(table);
+  if (known === undefined) {
+    known = [...table.routes.values()].some((route) => route.resumable === true);
+    resumableTables.set(table, known);
+  }
+  return known;
+}
+
+const resumableTables = new WeakMap<object, boolean>();
 
 /** 16 random bytes, base64url (22 characters). */
 function randomId(): string {
