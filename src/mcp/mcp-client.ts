@@ -25,13 +25,20 @@ import { readSse } from "../wire/sse.ts";
 import { McpError, type McpErrorKind } from "./mcp-error.ts";
 import { type McpCallToolResult, mcpToolContent } from "./mcp-tool-content.ts";
 
-/** Protocol revisions this client speaks, latest first: the first is what `initialize` offers. */
+/**
+ * Protocol revisions this client speaks. `initialize` offers 2025-06-18 — not 2025-11-25, whose servers
+ * may end a POST's stream after a priming event and expect the client to poll it back with a GET and
+ * `Last-Event-ID`, which this client does not do — and takes any of these the server answers with.
+ */
 export const MCP_PROTOCOL_VERSIONS: readonly string[] = [
   "2025-11-25",
   "2025-06-18",
   "2025-03-26",
   "2024-11-05",
 ];
+
+/** The revision `initialize` offers (see {@link MCP_PROTOCOL_VERSIONS}). */
+export const MCP_OFFERED_VERSION = "2025-06-18";
 
 /** Settings of {@link mcpClient}. */
 export interface McpClientOptions {
@@ -160,8 +167,17 @@ export function mcpClient(options: McpClientOptions): McpClient {
   const server = shownUrl(url);
   const doFetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
   const headers = { ...options.headers };
-  // Every header value, and the credential after an auth scheme (`Bearer xyz` → `xyz` too).
-  const secrets = Object.values(headers).flatMap((value) => [value, value.replace(/^\S+\s+/, "")]);
+  // Every header value, the credential after an auth scheme (`Bearer xyz` → `xyz` too), the URL's secrets.
+  const secrets = secretsOf(headers, url);
+  /** An error's `data` with every secret removed from its text (a server may echo a request back). */
+  const scrubbed = (data: unknown): unknown => {
+    if (data === undefined) return undefined;
+    try {
+      return JSON.parse(redactSecrets(JSON.stringify(data), secrets)) as unknown;
+    } catch {
+      return "[data removed: it could not be scrubbed of credentials]";
+    }
+  };
   const timeoutMs = options.timeoutMs ?? 60_000;
   const maxPages = options.maxPages ?? 100;
   const maxBytes = options.maxResponseBytes ?? 16 * 1024 * 1024;
@@ -405,7 +421,7 @@ export function mcpClient(options: McpClientOptions): McpClient {
       throw fail("rpc", `JSON-RPC error ${code ?? "(no code)"}: ${message}`, {
         method,
         code,
-        data: error.data,
+        data: scrubbed(error.data),
       });
     }
     if (!("result" in response))
@@ -422,7 +438,7 @@ export function mcpClient(options: McpClientOptions): McpClient {
         jsonrpc: "2.0",
         id,
         method: "initialize",
-        params: { protocolVersion: MCP_PROTOCOL_VERSIONS[0], capabilities: {}, clientInfo },
+        params: { protocolVersion: MCP_OFFERED_VERSION, capabilities: {}, clientInfo },
       },
       call,
       false,
@@ -443,11 +459,15 @@ export function mcpClient(options: McpClientOptions): McpClient {
     try {
       await post({ jsonrpc: "2.0", method: "notifications/initialized" }, call, true);
     } catch (error) {
-      if (!(error instanceof SessionGone)) throw error;
-      throw fail("http", "HTTP 404: the session it had just opened was not found", {
-        method: "notifications/initialized",
-        status: 404,
-      });
+      if (error instanceof SessionGone) {
+        throw fail("http", "HTTP 404: the session it had just opened was not found", {
+          method: "notifications/initialized",
+          status: 404,
+        });
+      }
+      // The server opened a session the handshake did not finish: it is ended, not left behind.
+      await endSession().catch(() => {});
+      throw error;
     }
     return info;
   };
@@ -666,4 +686,36 @@ async function readBounded(http: Response, maxBytes: number, cut = false): Promi
     text += decoder.decode(value, { stream: true });
   }
   return text + decoder.decode();
+}
+
+/**
+ * The strings an error must never show: each header value, its credential after the scheme (`Bearer x`:
+ * `x`), a Basic credential decoded (`user:pass`, and each half), and the URL's query values and userinfo.
+ */
+function secretsOf(headers: Readonly<Record<string, string>>, text: string): string[] {
+  const secrets: string[] = [];
+  for (const value of Object.values(headers)) {
+    const credential = value.replace(/^\S+\s+/, "");
+    secrets.push(value, credential);
+    if (/^basic\s/i.test(value)) {
+      try {
+        const decoded = atob(credential.trim());
+        secrets.push(decoded, ...decoded.split(":"));
+      } catch {
+        // Not base64: the value itself is already listed.
+      }
+    }
+  }
+  let url: URL | undefined;
+  try {
+    url = new URL(text);
+  } catch {
+    // Not a URL: the request fails and says so; nothing in it to keep secret.
+  }
+  if (url) {
+    for (const [, value] of url.searchParams) secrets.push(value);
+    if (url.username) secrets.push(decodeURIComponent(url.username));
+    if (url.password) secrets.push(decodeURIComponent(url.password));
+  }
+  return secrets.filter((secret) => secret.length >= 4);
 }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { type ContentPart, isBase64, MAX_INLINE_DATA_CHARS } from "../core/content.ts";
+import { type ContentPart, IMAGE_MEDIA_TYPES, isBase64, MAX_INLINE_DATA_CHARS } from "../core/content.ts";
 
 /** A `tools/call` result as the server sends it (unknown fields tolerated). */
 export interface McpCallToolResult {
@@ -30,7 +30,7 @@ const MAX_RENDERING = 2000;
 /**
  * The content parts of an MCP tool result.
  *
- * - `text` → a text part; `image` (base64 + an `image/*` type) → an image part;
+ * - `text` → a text part; `image` (base64 + a type every provider reads: PNG, JPEG, GIF, WebP) → an image part;
  * - `audio`, `resource_link`, `resource` and unknown kinds → a text part describing the block (an embedded
  *   text resource with its text), and a warning;
  * - `structuredContent` → its JSON as a text part when no text block came with it;
@@ -56,7 +56,8 @@ export function mcpToolContent(result: McpCallToolResult, tool = "tool"): McpToo
       type === "image" &&
       typeof item.data === "string" &&
       typeof item.mimeType === "string" &&
-      /^image\/[a-z0-9.+-]+$/i.test(item.mimeType) &&
+      // Only the image types every provider reads: an SVG part would fail the next model call.
+      IMAGE_MEDIA_TYPES.includes(item.mimeType.toLowerCase()) &&
       item.data.length <= MAX_INLINE_DATA_CHARS &&
       isBase64(item.data)
     ) {

@@ -148,9 +148,9 @@ describe.each([
     const from = server.requests.length;
     const client = mcpClient({ url: server.url });
     const info = await client.connect();
-    expect(info.protocolVersion).toBe("2025-11-25");
+    expect(info.protocolVersion).toBe("2025-06-18");
     expect(info.serverInfo.name).toBe("modelwire-test-server");
-    expect(client.protocolVersion).toBe("2025-11-25");
+    expect(client.protocolVersion).toBe("2025-06-18");
     const sessionId = client.sessionId!;
     expect(sessionId).toMatch(/^[0-9a-f-]{36}$/);
     const seenByServer = await client.callTool("session");
@@ -170,7 +170,7 @@ describe.each([
     expect(mine[0]!.headers.accept).toBe("application/json, text/event-stream");
     for (const request of mine.slice(1)) {
       expect(request.headers["mcp-session-id"]).toBe(sessionId);
-      expect(request.headers["mcp-protocol-version"]).toBe("2025-11-25");
+      expect(request.headers["mcp-protocol-version"]).toBe("2025-06-18");
     }
     expect(mine.at(-1)!.status).toBe(200);
     await expect(client.callTool("echo", { text: "after close" })).rejects.toMatchObject({ kind: "closed" });

@@ -7,6 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { describe, expect, it } from "vitest";
 import { McpError, mcpClient } from "../../src/mcp/index.ts";
+import { mcpToolContent } from "../../src/mcp/mcp-tool-content.ts";
 import { fakeMcpServer } from "../helpers/fake-mcp-server.ts";
 
 const TOKEN = "sk-mcp-7f3a9c2e5b1d4f60a8e2";
@@ -260,5 +261,56 @@ describe("mcpClient failures", () => {
     // Names the agent already has (its own tools) are kept free the same way.
     const beside = await client.tools({ reserved: ["files_read"] });
     expect(beside.map((tool) => tool.name)).toEqual(["files_read_2", "files_read_3"]);
+  });
+});
+
+describe("what the review found", () => {
+  it("an error's data is scrubbed of the credentials a server echoed; a Basic credential decoded too", async () => {
+    const token = "tok_live_5f3c9a7e1d2b4c6a";
+    const basic = `Basic ${btoa("alice:s3cret-pass")}`;
+    const fetch = (async (_input: RequestInfo | URL, init?: RequestInit) => {
+      const body = JSON.parse(String(init?.body)) as { id?: number; method: string };
+      if (body.method === "initialize") {
+        return Response.json(
+          {
+            jsonrpc: "2.0",
+            id: body.id,
+            error: {
+              code: -32001,
+              message: "refused",
+              data: {
+                echoed: `Bearer ${token}`,
+                basic: "alice:s3cret-pass",
+                url: "https://x.test/mcp?key=k3y-abcdef",
+              },
+            },
+          },
+          { headers: { "content-type": "application/json" } },
+        );
+      }
+      return new Response(null, { status: 202 });
+    }) as typeof globalThis.fetch;
+    const client = mcpClient({
+      url: "https://x.test/mcp?key=k3y-abcdef",
+      headers: { authorization: `Bearer ${token}`, "x-basic": basic },
+      fetch,
+    });
+    const error = await client.connect().catch((caught: unknown) => caught as McpError);
+    expect(error).toBeInstanceOf(McpError);
+    const shown = JSON.stringify({ message: (error as McpError).message, data: (error as McpError).data });
+    for (const secret of [token, "s3cret-pass", "alice:s3cret-pass", "k3y-abcdef"])
+      expect(shown).not.toContain(secret);
+    expect((error as McpError).data).toBeDefined();
+  });
+
+  it("an image type no provider reads (SVG) is sent as text with a warning, never as an image part", () => {
+    const { content, warnings } = mcpToolContent(
+      { content: [{ type: "image", mimeType: "image/svg+xml", data: btoa("<svg/>") }] },
+      "draw",
+    );
+    // One text part is a plain string: the SVG's description, not an image.
+    expect(typeof content).toBe("string");
+    expect(content).toContain("image/svg+xml");
+    expect(warnings).toHaveLength(1);
   });
 });

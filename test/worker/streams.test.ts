@@ -6,7 +6,7 @@
  * the abort); an object restart mid-call ends the log with an error event; only the key that started a
  * stream can read or cancel it.
  */
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { describe, expect, it } from "vitest";
 import type { StreamApp, StreamObjectBase } from "../../src/worker/streams/stream-object.ts";
@@ -210,11 +210,21 @@ describe("resumable streams", () => {
         state: DurableObjectState,
         env: unknown,
       ) => StreamObjectBase;
-      const fresh = new Restarted(state, env);
-      await state.blockConcurrencyWhile(async () => {});
-      return fresh;
+      new Restarted(state, env);
     });
-    const events = await readEvents(await g.call(`/v1/streams/${id}`));
+    // The new instance's constructor ends the log (inside its blockConcurrencyWhile): the stored log
+    // (read from storage: the old instance stands in for nothing here) ends with the dialect's error.
+    const stored = await waitFor(() =>
+      runInDurableObject(streamStub(id), (_instance, state) => {
+        const finished = state.storage.sql.exec("SELECT finished_at FROM stream").toArray()[0]?.finished_at;
+        if (finished === null || finished === undefined) return undefined;
+        return state.storage.sql
+          .exec("SELECT text FROM events ORDER BY seq")
+          .toArray()
+          .map((row) => String(row.text));
+      }),
+    );
+    const events = parseSse(stored.join(""));
     expect(events.slice(0, 2)).toEqual(head);
     const last = events.at(-1)!;
     expect(last.event).toBe("error");
@@ -222,6 +232,7 @@ describe("resumable streams", () => {
       type: "error",
       error: { message: expect.stringContaining("interrupted") },
     });
+    expect(Number(last.id)).toBe(events.length);
   });
 
   it("only the key that started a stream reads or cancels it", async () => {
@@ -278,5 +289,110 @@ describe("resumable streams", () => {
     const response = await g.call("/v1/stream", { json: { route: "claude", messages: user } });
     expect(response.headers.get("x-modelwire-stream-id")).toBe(id);
     expect((await readEvents(response)).at(-1)?.event).toBe("done");
+  });
+
+  it("a reader following live through a cancel gets every last event (the log's end, not the status, ends it)", async () => {
+    const g = await streamGateway((call) =>
+      sseResponse(
+        streamBody(anthropicFrames(anthropicEvents(["only "])).slice(0, 4), {
+          end: "hang",
+          signal: call.signal,
+        }),
+      ),
+    );
+    const id = await g.prepare();
+    const first = await g.call("/v1/responses", {
+      json: { model: "claude", stream: true, input: "hi" },
+      headers: RESUMABLE,
+    });
+    await readEvents(first, 1);
+    const live = await g.call(`/v1/streams/${id}`);
+    const following = readEvents(live);
+    await g.call(`/v1/streams/${id}/cancel`, { method: "POST" });
+    const seen = await following;
+    expect(seen.at(-1)?.event).toBe("response.failed");
+    expect(seen).toEqual(await readEvents(await g.call(`/v1/streams/${id}`)));
+  });
+
+  it("an event longer than a storage row holds is kept in parts and replayed byte for byte", async () => {
+    const long = "x".repeat(700_000);
+    const g = await streamGateway((call) =>
+      sseResponse(streamBody(anthropicFrames(anthropicEvents([long, long])), { signal: call.signal })),
+    );
+    const id = await g.prepare();
+    const live = await g.call("/v1/stream", {
+      json: { route: "claude", messages: user },
+      headers: RESUMABLE,
+    });
+    const liveText = await live.text();
+    const replay = await (await g.call(`/v1/streams/${id}`)).text();
+    // The live answer's comments (keep-alives) are not events: the log has the events only.
+    expect(replay).toBe(liveText.replace(/^: [^\n]*\n\n/gm, ""));
+    const done = parseSse(replay).at(-1)!;
+    expect(done.event).toBe("done");
+    expect(done.data.length).toBeGreaterThan(1_400_000);
+  });
+
+  it("after its retention a stream is gone: 404, and an unknown id stores nothing", async () => {
+    const g = await streamGateway(slowAnthropic);
+    const id = await g.prepare();
+    await readEvents(
+      await g.call("/v1/stream", { json: { route: "claude", messages: user }, headers: RESUMABLE }),
+    );
+    expect(await runDurableObjectAlarm(streamStub(id))).toBe(true);
+    expect((await g.call(`/v1/streams/${id}`)).status).toBe(404);
+    expect((await g.call(`/v1/streams/${id}/cancel`, { method: "POST" })).status).toBe(404);
+    const unknown = nextId();
+    expect((await g.call(`/v1/streams/${unknown}`)).status).toBe(404);
+    const tables = await runInDurableObject(streamStub(unknown), (_instance, state) =>
+      state.storage.sql.exec("SELECT name FROM sqlite_master WHERE type = 'table'").toArray(),
+    );
+    expect(tables).toEqual([]);
+  });
+
+  it("the backstop alarm ends a stream whose run is gone, even if nobody reads it", async () => {
+    const g = await streamGateway((call) =>
+      sseResponse(
+        streamBody(anthropicFrames(anthropicEvents(["a"])).slice(0, 4), { end: "hang", signal: call.signal }),
+      ),
+    );
+    const id = await g.prepare();
+    await readEvents(
+      await g.call("/v1/stream", { json: { route: "claude", messages: user }, headers: RESUMABLE }),
+      1,
+    );
+    await runInDurableObject(streamStub(id), (instance) => {
+      (instance as unknown as { run: unknown }).run = undefined;
+    });
+    expect(await runDurableObjectAlarm(streamStub(id))).toBe(true);
+    const events = await readEvents(await g.call(`/v1/streams/${id}`));
+    expect(events.at(-1)?.event).toBe("error");
+    expect(JSON.parse(events.at(-1)!.data)).toMatchObject({
+      message: expect.stringContaining("interrupted"),
+    });
+  });
+
+  it("past 32 readers the oldest is closed to make room, never a 429", async () => {
+    const g = await streamGateway((call) =>
+      sseResponse(
+        streamBody(anthropicFrames(anthropicEvents(["a"])).slice(0, 4), { end: "hang", signal: call.signal }),
+      ),
+    );
+    const id = await g.prepare();
+    await readEvents(
+      await g.call("/v1/stream", { json: { route: "claude", messages: user }, headers: RESUMABLE }),
+      1,
+    );
+    const readers: Response[] = [];
+    for (let index = 0; index < 33; index++) {
+      const response = await g.call(`/v1/streams/${id}`);
+      expect(response.status).toBe(200);
+      readers.push(response);
+    }
+    // The first reader was closed: it ends after the events there are.
+    const oldest = await readEvents(readers[0]!);
+    expect(oldest.length).toBeGreaterThanOrEqual(1);
+    await g.call(`/v1/streams/${id}/cancel`, { method: "POST" });
+    for (const reader of readers.slice(1)) await reader.body?.cancel();
   });
 });

@@ -42,7 +42,7 @@ export type StreamStatus = "streaming" | "done" | "failed" | "cancelled";
 export const MAX_STREAM_EVENTS = 100_000;
 /** The most characters one stream keeps. */
 export const MAX_STREAM_CHARS = 64 * 1024 * 1024;
-/** The most readers one stream serves at once. */
+/** The most readers one stream serves at once (a new one past it closes the oldest). */
 export const MAX_READERS = 32;
 /** How long a reader waiting for the next event stays silent before a comment keeps the line open. */
 export const READER_KEEP_ALIVE_MS = 15_000;
@@ -61,8 +61,15 @@ const SCHEMA = [
     created_at INTEGER NOT NULL,
     finished_at INTEGER
   )`,
-  "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, text TEXT NOT NULL)",
+  // An event longer than MAX_ROW_CHARS is kept in `parts` (a SQLite row holds at most 2 MB).
+  "CREATE TABLE IF NOT EXISTS events (seq INTEGER PRIMARY KEY, text TEXT NOT NULL, parts INTEGER NOT NULL DEFAULT 0)",
+  "CREATE TABLE IF NOT EXISTS parts (seq INTEGER NOT NULL, part INTEGER NOT NULL, text TEXT NOT NULL, PRIMARY KEY (seq, part))",
 ];
+
+/** The longest text one row holds (UTF-8 is at most 3 bytes a character: under SQLite's 2 MB a row). */
+const MAX_ROW_CHARS = 512 * 1024;
+/** How often a running stream's object checks that its run is still there (a backstop for restarts). */
+const RUN_CHECK_MS = 10 * 60_000;
 
 type StreamRow = {
   id: string;
@@ -72,6 +79,7 @@ type StreamRow = {
   headers: string;
   retention_ms: number;
   chars: number;
+  finished_at: number | null;
 };
 
 /** Response headers a resumed stream carries again (the others were about the first connection). */
@@ -88,27 +96,17 @@ export abstract class StreamObjectBase extends DurableObject {
   private run: AbortController | undefined;
   /** Readers waiting for the next event. */
   private readonly waiting = new Set<() => void>();
-  private readers = 0;
+  /** The open readers, oldest first, each closing itself when called (the oldest makes room). */
+  private readonly open = new Set<() => void>();
+  /** Whether the tables exist: `start` makes them for a stream, so reading an unknown id stores nothing. */
+  private ready = false;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
     ctx.blockConcurrencyWhile(async () => {
-      for (const statement of SCHEMA) this.sql.exec(statement);
       // A fresh instance has no run: a stream still "streaming" was cut by a restart.
-      const row = this.row();
-      if (row?.status === "streaming") {
-        await this.end(
-          "failed",
-          new ProviderError({
-            kind: "network",
-            message:
-              "the stream's run was interrupted (its Durable Object restarted); send the request again",
-            provider: "modelwire",
-            model: "stream",
-          }),
-        );
-      }
+      if (this.row()?.status === "streaming") await this.interrupted();
     });
   }
 
@@ -118,8 +116,9 @@ export abstract class StreamObjectBase extends DurableObject {
    * is kept.
    */
   async start(start: StreamStart): Promise<Response> {
-    if (this.row())
+    if (this.row()) {
       return Response.json({ error: { kind: "conflict", message: "stream exists" } }, { status: 409 });
+    }
     const run = new AbortController();
     const request = new Request(start.url, {
       method: start.method,
@@ -139,6 +138,7 @@ export abstract class StreamObjectBase extends DurableObject {
     answer.headers.forEach((value, name) => {
       if (KEPT_HEADERS.test(name)) kept.push([name, value]);
     });
+    this.ensure();
     this.sql.exec(
       "INSERT INTO stream (id, owner, path, status, headers, retention_ms, created_at) VALUES (?, ?, ?, 'streaming', ?, ?, ?)",
       start.id,
@@ -149,6 +149,8 @@ export abstract class StreamObjectBase extends DurableObject {
       Date.now(),
     );
     this.run = run;
+    // A backstop: a run lost to a restart is found and ended even if nobody reads the stream again.
+    await this.ctx.storage.setAlarm(Date.now() + RUN_CHECK_MS);
     this.ctx.waitUntil(this.pump(answer.body, run));
     return this.reader(0);
   }
@@ -157,12 +159,9 @@ export abstract class StreamObjectBase extends DurableObject {
   read(owner: string, after: number): Response | undefined {
     const row = this.row();
     if (!row || row.owner !== owner) return undefined;
-    if (this.readers >= MAX_READERS) {
-      return Response.json(
-        { error: { kind: "rate_limit", message: `a stream serves at most ${MAX_READERS} readers at once` } },
-        { status: 429, headers: { "retry-after": "1" } },
-      );
-    }
+    // Full: the oldest reader makes room (a client reconnecting fast must not lock itself out while its
+    // dropped connections are still counted).
+    if (this.open.size >= MAX_READERS) [...this.open][0]!();
     return this.reader(after);
   }
 
@@ -178,16 +177,40 @@ export abstract class StreamObjectBase extends DurableObject {
   }
 
   /** Where the stream stands, for its owner. */
-  state(owner: string): { status: StreamStatus; events: number } | undefined {
+  state(owner: string): { status: StreamStatus; events: number; finished: boolean } | undefined {
     const row = this.row();
     if (!row || row.owner !== owner) return undefined;
-    return { status: row.status, events: this.lastSeq() };
+    return { status: row.status, events: this.lastSeq(), finished: row.finished_at !== null };
   }
 
-  /** Deletes a finished stream once its retention time has passed. */
+  /**
+   * Deletes a finished stream once its retention time has passed; for one still running, checks that its
+   * run is here (a run lost to a restart is ended) and looks again later.
+   */
   override async alarm(): Promise<void> {
     const row = this.row();
-    if (row && row.status !== "streaming") await this.ctx.storage.deleteAll();
+    if (!row) return;
+    if (row.finished_at !== null) {
+      for (const close of [...this.open]) close();
+      await this.ctx.storage.deleteAll();
+      this.ready = false;
+      return;
+    }
+    if (this.run) await this.ctx.storage.setAlarm(Date.now() + RUN_CHECK_MS);
+    else await this.interrupted();
+  }
+
+  /** Ends a stream whose run is gone (the object restarted) with the dialect's error. */
+  private async interrupted(): Promise<void> {
+    await this.end(
+      "failed",
+      new ProviderError({
+        kind: "network",
+        message: "the stream's run was interrupted (its Durable Object restarted); send the request again",
+        provider: "modelwire",
+        model: "stream",
+      }),
+    );
   }
 
   /** Reads the run's SSE body into the log, event by event; the log is ended whatever happens. */
@@ -199,7 +222,7 @@ export abstract class StreamObjectBase extends DurableObject {
     let comments = "";
     let outgrown = false;
     try {
-      for (;;) {
+      while (!outgrown) {
         const { done, value } = await reader.read();
         if (done) break;
         buffer += decoder.decode(value, { stream: true });
@@ -216,21 +239,22 @@ export abstract class StreamObjectBase extends DurableObject {
           }
           if (!this.append(comments + block)) {
             outgrown = true;
-            run.abort(new DOMException("the stream outgrew its log", "AbortError"));
             break;
           }
           comments = "";
         }
-        if (outgrown) break;
       }
-    } catch {
-      // The body broke: the log is ended below, by the object.
-    } finally {
-      reader.releaseLock();
+    } catch (error) {
+      // The body broke, or storage refused an event: the call is stopped, the log ended with an error.
+      run.abort(error);
+      await reader.cancel(error).catch(() => {});
+      if (this.row()?.status === "cancelled") await this.finish("cancelled");
+      else await this.end("failed", brokeWith(error));
+      return;
     }
-    const status = this.row()?.status;
-    if (status === "cancelled") await this.finish("cancelled");
-    else if (outgrown)
+    if (outgrown) {
+      run.abort(new DOMException("the stream outgrew its log", "AbortError"));
+      await reader.cancel().catch(() => {});
       await this.end(
         "failed",
         new ProviderError({
@@ -240,7 +264,9 @@ export abstract class StreamObjectBase extends DurableObject {
           model: "stream",
         }),
       );
-    else await this.finish("done");
+      return;
+    }
+    await this.finish(this.row()?.status === "cancelled" ? "cancelled" : "done");
   }
 
   /** Appends one event (its `id:` added); false when the log is full. */
@@ -248,23 +274,45 @@ export abstract class StreamObjectBase extends DurableObject {
     const row = this.row()!;
     const seq = this.lastSeq() + 1;
     if (seq > MAX_STREAM_EVENTS || row.chars + text.length > MAX_STREAM_CHARS) return false;
-    this.sql.exec("INSERT INTO events (seq, text) VALUES (?, ?)", seq, `id: ${seq}\n${text}\n\n`);
+    this.store(seq, `id: ${seq}\n${text}\n\n`);
     this.sql.exec("UPDATE stream SET chars = chars + ?", text.length);
     this.wake();
     return true;
   }
 
+  /** Stores event `seq`: in its row, or — longer than one row holds — in parts. */
+  private store(seq: number, text: string): void {
+    if (text.length <= MAX_ROW_CHARS) {
+      this.sql.exec("INSERT INTO events (seq, text, parts) VALUES (?, ?, 0)", seq, text);
+      return;
+    }
+    let parts = 0;
+    for (let start = 0; start < text.length; start += MAX_ROW_CHARS) {
+      this.sql.exec(
+        "INSERT INTO parts (seq, part, text) VALUES (?, ?, ?)",
+        seq,
+        parts++,
+        text.slice(start, start + MAX_ROW_CHARS),
+      );
+    }
+    this.sql.exec("INSERT INTO events (seq, text, parts) VALUES (?, '', ?)", seq, parts);
+  }
+
   /** Ends the log with the dialect's error frames for `failure`, then finishes it as `status`. */
   private async end(status: StreamStatus, failure: ProviderError): Promise<void> {
     const row = this.row()!;
+    // What the dialect's ending reads of the log: its first events (the Responses API's announced
+    // response) and its last ones (their numbering) — never the whole log.
     const stored = this.sql
-      .exec<{ text: string }>("SELECT text FROM events ORDER BY seq")
+      .exec<{ text: string }>(
+        "SELECT text FROM events WHERE seq <= 3 OR seq > (SELECT MAX(seq) - 3 FROM events) ORDER BY seq",
+      )
       .toArray()
       .map((event) => String(event.text));
     const text = interruptedFrames(row.path, stored, failure);
     for (const block of text.split("\n\n").filter((part) => part !== "")) {
       const seq = this.lastSeq() + 1;
-      this.sql.exec("INSERT INTO events (seq, text) VALUES (?, ?)", seq, `id: ${seq}\n${block}\n\n`);
+      this.store(seq, `id: ${seq}\n${block}\n\n`);
     }
     await this.finish(status);
   }
@@ -282,32 +330,76 @@ export abstract class StreamObjectBase extends DurableObject {
   private reader(after: number): Response {
     const row = this.row()!;
     let next = after;
+    /** A long event being sent part by part. */
+    let long: { seq: number; part: number; parts: number } | undefined;
     let left = false;
-    this.readers++;
-    const release = () => {
-      if (left) return;
+    let wakeMe: (() => void) | undefined;
+    let closeBody: (() => void) | undefined;
+    const leave = () => {
       left = true;
-      this.readers--;
+      this.open.delete(close);
+      wakeMe?.();
     };
+    const close = () => {
+      leave();
+      closeBody?.();
+    };
+    this.open.add(close);
     const body = new ReadableStream<Uint8Array>({
+      start: (controller) => {
+        closeBody = () => {
+          try {
+            controller.close();
+          } catch {
+            // Already closed.
+          }
+        };
+      },
       pull: async (controller) => {
         for (;;) {
-          if (left) return;
+          if (left || !this.exists()) {
+            close();
+            return;
+          }
+          if (long) {
+            const part = this.sql
+              .exec<{ text: string }>(
+                "SELECT text FROM parts WHERE seq = ? AND part = ?",
+                long.seq,
+                long.part,
+              )
+              .toArray()[0];
+            controller.enqueue(encoder.encode(String(part?.text ?? "")));
+            if (++long.part >= long.parts) {
+              next = long.seq;
+              long = undefined;
+            }
+            return;
+          }
           const events = this.sql
-            .exec<{ seq: number; text: string }>(
-              "SELECT seq, text FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
+            .exec<{ seq: number; text: string; parts: number }>(
+              "SELECT seq, text, parts FROM events WHERE seq > ? ORDER BY seq LIMIT ?",
               next,
               PAGE,
             )
             .toArray();
           if (events.length > 0) {
-            next = Number(events[events.length - 1]!.seq);
-            controller.enqueue(encoder.encode(events.map((event) => String(event.text)).join("")));
+            let text = "";
+            for (const event of events) {
+              if (Number(event.parts) > 0) {
+                long = { seq: Number(event.seq), part: 0, parts: Number(event.parts) };
+                break;
+              }
+              text += String(event.text);
+              next = Number(event.seq);
+            }
+            if (text === "") continue;
+            controller.enqueue(encoder.encode(text));
             return;
           }
-          if (this.row()?.status !== "streaming") {
-            release();
-            controller.close();
+          // The end is the finish, not the status: a cancelled stream's last events are still coming.
+          if (this.row()?.finished_at !== null) {
+            close();
             return;
           }
           // Nothing new: wait for the next event, or send a comment after a silent stretch.
@@ -315,21 +407,24 @@ export abstract class StreamObjectBase extends DurableObject {
             const wake = () => {
               clearTimeout(timer);
               this.waiting.delete(wake);
+              wakeMe = undefined;
               resolve(true);
             };
             const timer = setTimeout(() => {
               this.waiting.delete(wake);
+              wakeMe = undefined;
               resolve(false);
             }, READER_KEEP_ALIVE_MS);
             this.waiting.add(wake);
+            wakeMe = wake;
           });
-          if (!woken) {
+          if (!woken && !left) {
             controller.enqueue(encoder.encode(": keep-alive\n\n"));
             return;
           }
         }
       },
-      cancel: () => release(),
+      cancel: () => leave(),
     });
     return new Response(body, {
       headers: {
@@ -345,15 +440,43 @@ export abstract class StreamObjectBase extends DurableObject {
     for (const wake of [...this.waiting]) wake();
   }
 
+  private ensure(): void {
+    if (this.ready) return;
+    for (const statement of SCHEMA) this.sql.exec(statement);
+    this.ready = true;
+  }
+
+  private exists(): boolean {
+    if (!this.ready) {
+      this.ready =
+        this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stream'").toArray()
+          .length > 0;
+    }
+    return this.ready;
+  }
+
   private row(): StreamRow | undefined {
+    if (!this.exists()) return undefined;
     return this.sql
-      .exec<StreamRow>("SELECT id, owner, path, status, headers, retention_ms, chars FROM stream")
+      .exec<StreamRow>(
+        "SELECT id, owner, path, status, headers, retention_ms, chars, finished_at FROM stream",
+      )
       .toArray()[0];
   }
 
   private lastSeq(): number {
     return Number(this.sql.exec<{ seq: number | null }>("SELECT MAX(seq) AS seq FROM events").one().seq ?? 0);
   }
+}
+
+/** A failure of the stream's body (or of its storage) as the error its log ends with. */
+function brokeWith(error: unknown): ProviderError {
+  return new ProviderError({
+    kind: "network",
+    message: `the stream broke before its end: ${error instanceof Error ? error.message : String(error)}`,
+    provider: "modelwire",
+    model: "stream",
+  });
 }
 
 /** The stream object of a gateway: {@link StreamObjectBase} answering with `appOf()`. */
