@@ -23,6 +23,11 @@ export function bytesToBase64(bytes: Uint8Array): string {
   return btoa(binary);
 }
 
+/** Bytes → base64url without padding (RFC 4648 §5): tokens, ids, JWT parts. */
+export function bytesToBase64url(bytes: Uint8Array): string {
+  return bytesToBase64(bytes).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
 /**
  * The UTF-8 text base64 `data` encodes (a plain-text document sent as text), or `undefined` when it is not
  * base64 or its bytes are not UTF-8. Never throws.

@@ -7,7 +7,7 @@
  * @see https://developers.google.com/identity/protocols/oauth2/service-account#authorizingrequests
  * @module
  */
-import { bytesToBase64 } from "../core/base64.ts";
+import { bytesToBase64url } from "../core/base64.ts";
 
 /** What the assertion says, besides the key that signs it. */
 export interface ServiceAccountClaims {
@@ -44,12 +44,7 @@ export async function serviceAccountAssertion(key: CryptoKey, claims: ServiceAcc
     iat: claims.issuedAt,
     exp: claims.issuedAt + ASSERTION_LIFETIME_S,
   };
-  const input = `${base64url(encoder.encode(JSON.stringify(header)))}.${base64url(encoder.encode(JSON.stringify(payload)))}`;
+  const input = `${bytesToBase64url(encoder.encode(JSON.stringify(header)))}.${bytesToBase64url(encoder.encode(JSON.stringify(payload)))}`;
   const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", key, encoder.encode(input));
-  return `${input}.${base64url(new Uint8Array(signature))}`;
-}
-
-/** Bytes → base64url without padding (RFC 7515 §2). */
-function base64url(bytes: Uint8Array): string {
-  return bytesToBase64(bytes).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  return `${input}.${bytesToBase64url(new Uint8Array(signature))}`;
 }

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { base64ToBytes, bytesToBase64 } from "../core/base64.ts";
+import { base64ToBytes, bytesToBase64, bytesToBase64url } from "../core/base64.ts";
 import type { Native } from "../core/message.ts";
 
 /** The prefix of an envelope: the scheme and its version. */
@@ -37,8 +37,7 @@ const decoder = new TextDecoder("utf-8", { fatal: true });
 /** An envelope as the opaque text of a client's field. */
 export function wrapReasoning(envelope: ReasoningEnvelope): string {
   const json = JSON.stringify({ route: envelope.route, native: envelope.native });
-  const base64 = bytesToBase64(encoder.encode(json));
-  return ENVELOPE_PREFIX + base64.replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+  return ENVELOPE_PREFIX + bytesToBase64url(encoder.encode(json));
 }
 
 /** Whether a client's opaque field holds an envelope (it may still be damaged: see {@link unwrapReasoning}). */

@@ -12,6 +12,7 @@
  * @module
  */
 import { DurableObject } from "cloudflare:workers";
+import { type LazySchema, lazySchema } from "../lazy-schema.ts";
 import {
   type KeyPatch,
   type KeyRecord,
@@ -128,38 +129,22 @@ export class KeyObject extends DurableObject {
   /** The key's row, read once per wake and kept with every write. */
   private row: KeyRow | undefined | null = null;
 
-  /** Whether the tables exist: made by the first write, so a token that only looks like a key stores nothing. */
-  private ready = false;
+  /** Its tables, made by the first write (`lazy-schema.ts`). */
+  private readonly schema: LazySchema;
   /** When usage and spend were last pruned (once an hour per instance). */
   private pruned = 0;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
-  }
-
-  /** Makes the tables (every write calls it first). */
-  private ensure(): void {
-    if (this.ready) return;
-    for (const statement of SCHEMA) this.sql.exec(statement);
-    this.ready = true;
-  }
-
-  /** Whether the tables exist, asked without making them (every read calls it first). */
-  private exists(): boolean {
-    if (!this.ready) {
-      this.ready =
-        this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'usage'").toArray()
-          .length > 0;
-    }
-    return this.ready;
+    this.schema = lazySchema(this.sql, SCHEMA, "usage");
   }
 
   // --- the key ----------------------------------------------------------------------------------------
 
   /** Stores a new key's record and hash; false when this object already holds a key. */
   create(record: KeyRecord, hash: string): boolean {
-    this.ensure();
+    this.schema.ensure();
     if (this.keyRow() !== undefined) return false;
     this.sql.exec(
       "INSERT INTO key (id, hash, record, deleted_at) VALUES (?, ?, ?, NULL)",
@@ -267,7 +252,7 @@ export class KeyObject extends DurableObject {
 
   /** Records one upstream call in the usage row of its hour, route and model. */
   recordCall(call: CallRecord, now = Date.now()): void {
-    this.ensure();
+    this.schema.ensure();
     this.prune(now);
     const totals = totalsOf(call);
     const hour = Math.floor(now / HOUR_MS) * HOUR_MS;
@@ -288,7 +273,7 @@ export class KeyObject extends DurableObject {
    * for its admission — the window's tokens replaced by `tokens` and the cost it held released.
    */
   settle(admission: number | undefined, tokens: number, usd: number, now = Date.now()): void {
-    this.ensure();
+    this.schema.ensure();
     if (usd > 0) {
       for (const period of ["day", "month", "total"] as const) {
         this.sql.exec(
@@ -309,7 +294,7 @@ export class KeyObject extends DurableObject {
 
   /** The window and spend as they stand at `now`. */
   state(now = Date.now()): KeyState {
-    if (!this.exists()) return { window: { requests: 0, tokens: 0 } };
+    if (!this.schema.exists()) return { window: { requests: 0, tokens: 0 } };
     const window = this.sql
       .exec<{ requests: number; tokens: number | null }>(
         "SELECT COUNT(*) AS requests, SUM(tokens) AS tokens FROM admissions WHERE at > ?",
@@ -331,7 +316,7 @@ export class KeyObject extends DurableObject {
 
   /** The usage rows of the hours in `[from, to)` (epoch ms), oldest first. */
   usage(from: number, to: number): UsageRow[] {
-    if (!this.exists()) return [];
+    if (!this.schema.exists()) return [];
     return this.sql
       .exec<Record<string, number | string>>(
         `SELECT hour, route, model, ${USAGE_COLUMNS.join(", ")} FROM usage WHERE hour >= ? AND hour < ? ORDER BY hour, route, model`,
@@ -356,7 +341,7 @@ export class KeyObject extends DurableObject {
 
   /** Lists a new key; false when the directory already holds {@link MAX_KEYS} live keys. */
   register(id: string, now: number): boolean {
-    this.ensure();
+    this.schema.ensure();
     const live = this.sql
       .exec<{ count: number }>("SELECT COUNT(*) AS count FROM directory WHERE deleted_at IS NULL")
       .one().count;
@@ -367,13 +352,13 @@ export class KeyObject extends DurableObject {
 
   /** Marks a key deleted (it stays listed for the usage query). */
   unregister(id: string, now: number): void {
-    if (!this.exists()) return;
+    if (!this.schema.exists()) return;
     this.sql.exec("UPDATE directory SET deleted_at = ? WHERE id = ? AND deleted_at IS NULL", now, id);
   }
 
   /** Live keys, oldest first, after the id `after` (a page of at most `limit`). */
   list(after: string | undefined, limit: number): DirectoryEntry[] {
-    if (!this.exists()) return [];
+    if (!this.schema.exists()) return [];
     return this.sql
       .exec<{ id: string; created_at: number }>(
         "SELECT id, created_at FROM directory WHERE deleted_at IS NULL AND (? IS NULL OR id > ?) ORDER BY id LIMIT ?",
@@ -387,7 +372,7 @@ export class KeyObject extends DurableObject {
 
   /** Every key ever listed, deleted ones included (their usage counts). */
   all(): DirectoryEntry[] {
-    if (!this.exists()) return [];
+    if (!this.schema.exists()) return [];
     // Keys deleted before the usage retention have no usage left to sum.
     this.sql.exec(
       "DELETE FROM directory WHERE deleted_at IS NOT NULL AND deleted_at < ?",
@@ -408,7 +393,7 @@ export class KeyObject extends DurableObject {
   // ------------------------------------------------------------------------------------------------------
 
   private keyRow(): KeyRow | undefined {
-    if (!this.exists()) return undefined;
+    if (!this.schema.exists()) return undefined;
     if (this.row === null) {
       this.row = this.sql.exec<KeyRow>("SELECT id, hash, record, deleted_at FROM key").toArray()[0];
     }
@@ -416,7 +401,7 @@ export class KeyObject extends DurableObject {
   }
 
   private spent(period: string): number {
-    if (!this.exists()) return 0;
+    if (!this.schema.exists()) return 0;
     return (
       this.sql.exec<{ usd: number }>("SELECT usd FROM spend WHERE period = ?", period).toArray()[0]?.usd ?? 0
     );

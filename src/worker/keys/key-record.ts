@@ -7,6 +7,7 @@
  * @module
  */
 import * as z from "zod/mini";
+import { bytesToBase64url } from "../../core/base64.ts";
 import { validate } from "../../core/validation-error.ts";
 
 /** How a key's text starts. */
@@ -146,7 +147,7 @@ export function isKeyId(id: string): boolean {
 /** A new key: its id, its text (shown once) and the hash stored in its place. */
 export async function newKey(): Promise<{ id: string; key: string; hash: string }> {
   const id = hex(crypto.getRandomValues(new Uint8Array(8)));
-  const secret = base64url(crypto.getRandomValues(new Uint8Array(32)));
+  const secret = bytesToBase64url(crypto.getRandomValues(new Uint8Array(32)));
   const key = `${KEY_PREFIX}${id}-${secret}`;
   return { id, key, hash: await keyHash(key) };
 }
@@ -168,12 +169,6 @@ function hex(bytes: Uint8Array): string {
   let text = "";
   for (const byte of bytes) text += byte.toString(16).padStart(2, "0");
   return text;
-}
-
-function base64url(bytes: Uint8Array): string {
-  let binary = "";
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
 /** The record without its unset fields (so its JSON has no `null`s, and `in` says what is set). */

@@ -9,6 +9,7 @@
  * @module
  */
 import type { Context, MiddlewareHandler } from "hono";
+import { bytesToBase64url } from "../../core/base64.ts";
 import { presentedToken } from "../auth.ts";
 import type { Gateway, WorkerEnv } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
@@ -74,7 +75,8 @@ export function resumableStreams(options: {
   newId?: (() => string) | undefined;
 }): MiddlewareHandler<Gateway> {
   const retentionMs = options.retentionMs ?? DEFAULT_STREAM_RETENTION_MS;
-  const newId = options.newId ?? (() => `strm_${randomId()}`);
+  const newId =
+    options.newId ?? (() => `strm_${bytesToBase64url(crypto.getRandomValues(new Uint8Array(16)))}`);
   return async (c, next) => {
     const field = c.req.method === "POST" ? STREAMING[c.req.path] : undefined;
     if (field === undefined || c.req.header(STREAM_RUN_HEADER) !== undefined) return next();
@@ -144,10 +146,3 @@ function anyResumable(tables: RouteTables, env: WorkerEnv): boolean {
 }
 
 const resumableTables = new WeakMap<object, boolean>();
-
-/** 16 random bytes, base64url (22 characters). */
-function randomId(): string {
-  let binary = "";
-  for (const byte of crypto.getRandomValues(new Uint8Array(16))) binary += String.fromCharCode(byte);
-  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
-}

@@ -15,6 +15,7 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import { ProviderError } from "../../core/provider-error.ts";
+import { type LazySchema, lazySchema } from "../lazy-schema.ts";
 import { interruptedFrames } from "./interrupted.ts";
 
 /** What the object answers requests with: the gateway's app. */
@@ -98,12 +99,13 @@ export abstract class StreamObjectBase extends DurableObject {
   private readonly waiting = new Set<() => void>();
   /** The open readers, oldest first, each closing itself when called (the oldest makes room). */
   private readonly open = new Set<() => void>();
-  /** Whether the tables exist: `start` makes them for a stream, so reading an unknown id stores nothing. */
-  private ready = false;
+  /** Its tables, made by the first write (`lazy-schema.ts`). */
+  private readonly schema: LazySchema;
 
   constructor(ctx: DurableObjectState, env: unknown) {
     super(ctx, env as never);
     this.sql = ctx.storage.sql;
+    this.schema = lazySchema(this.sql, SCHEMA, "stream");
     ctx.blockConcurrencyWhile(async () => {
       // A fresh instance has no run: a stream still "streaming" was cut by a restart.
       if (this.row()?.status === "streaming") await this.interrupted();
@@ -138,7 +140,7 @@ export abstract class StreamObjectBase extends DurableObject {
     answer.headers.forEach((value, name) => {
       if (KEPT_HEADERS.test(name)) kept.push([name, value]);
     });
-    this.ensure();
+    this.schema.ensure();
     this.sql.exec(
       "INSERT INTO stream (id, owner, path, status, headers, retention_ms, created_at) VALUES (?, ?, ?, 'streaming', ?, ?, ?)",
       start.id,
@@ -193,7 +195,7 @@ export abstract class StreamObjectBase extends DurableObject {
     if (row.finished_at !== null) {
       for (const close of [...this.open]) close();
       await this.ctx.storage.deleteAll();
-      this.ready = false;
+      this.schema.forget();
       return;
     }
     if (this.run) await this.ctx.storage.setAlarm(Date.now() + RUN_CHECK_MS);
@@ -357,7 +359,7 @@ export abstract class StreamObjectBase extends DurableObject {
       },
       pull: async (controller) => {
         for (;;) {
-          if (left || !this.exists()) {
+          if (left || !this.schema.exists()) {
             close();
             return;
           }
@@ -440,23 +442,8 @@ export abstract class StreamObjectBase extends DurableObject {
     for (const wake of [...this.waiting]) wake();
   }
 
-  private ensure(): void {
-    if (this.ready) return;
-    for (const statement of SCHEMA) this.sql.exec(statement);
-    this.ready = true;
-  }
-
-  private exists(): boolean {
-    if (!this.ready) {
-      this.ready =
-        this.sql.exec("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'stream'").toArray()
-          .length > 0;
-    }
-    return this.ready;
-  }
-
   private row(): StreamRow | undefined {
-    if (!this.exists()) return undefined;
+    if (!this.schema.exists()) return undefined;
     return this.sql
       .exec<StreamRow>(
         "SELECT id, owner, path, status, headers, retention_ms, chars, finished_at FROM stream",
