@@ -60,24 +60,26 @@ export function anthropic(settings: AnthropicSettings): Provider {
     throw new ValidationError([{ path: "model", message: "required: a Claude model id" }]);
   }
   const edits = settings.contextManagement?.edits;
-  if (settings.contextManagement !== undefined && !Array.isArray(edits))
-    throw new ValidationError([{ path: "contextManagement.edits", message: "required: a list of edits" }]);
-  edits?.forEach((edit, index) => {
-    if (typeof (edit as { type?: unknown } | null)?.type !== "string")
-      throw new ValidationError([
-        {
-          path: `contextManagement.edits[${index}].type`,
-          message: 'required: the edit\'s type, e.g. "compact_20260112"',
-        },
-      ]);
-  });
+  if (settings.contextManagement && !edits?.every((edit) => typeof edit?.type === "string"))
+    throw new ValidationError([
+      {
+        path: "contextManagement.edits",
+        message: 'a list of edits, each with its type ("compact_20260112")',
+      },
+    ]);
   const model = settings.model;
   const profile = settings.profile ?? anthropicModelProfile(model);
   const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
   const countURL = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages/count_tokens");
   const target = { model, origin: "anthropic" };
   const contextManagement = settings.contextManagement;
-  const betas = mergeBetas(settings.betas, contextManagementBetas(contextManagement));
+  // The edits' beta flags: compaction has its own, the clearing edits share context management's.
+  const compacts = edits?.map((edit) => edit.type.startsWith("compact_")) ?? [];
+  const betas = mergeBetas(
+    settings.betas,
+    compacts.includes(true) ? ["compact-2026-01-12"] : [],
+    compacts.includes(false) ? ["context-management-2025-06-27"] : [],
+  );
 
   return httpProvider({
     protocol: anthropicMessagesProtocol,
@@ -130,13 +132,4 @@ export function anthropic(settings: AnthropicSettings): Provider {
       },
     },
   });
-}
-
-/** The beta flags the edits need. */
-function contextManagementBetas(management: AnthropicContextManagement | undefined): string[] {
-  const edits = management?.edits ?? [];
-  const betas: string[] = [];
-  if (edits.some((edit) => edit.type.startsWith("compact_"))) betas.push("compact-2026-01-12");
-  if (edits.some((edit) => !edit.type.startsWith("compact_"))) betas.push("context-management-2025-06-27");
-  return betas;
 }

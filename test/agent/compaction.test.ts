@@ -388,7 +388,9 @@ describe("compaction: Anthropic", () => {
           headers: new Headers(init?.headers),
           body: JSON.parse(String(init?.body)) as Record<string, unknown>,
         });
-        return new Response(recorded.body, { headers: { "content-type": "text/event-stream" } });
+        return new Response(recorded.body as Uint8Array<ArrayBuffer>, {
+          headers: { "content-type": "text/event-stream" },
+        });
       },
     });
     const history: MessageInput[] = [
@@ -442,7 +444,7 @@ describe("compaction: Anthropic", () => {
         model: "claude-sonnet-4-6",
         contextManagement: { edits: [{} as { type: string }] },
       }),
-    ).toThrow(/contextManagement\.edits\[0\]\.type/);
+    ).toThrow(/contextManagement\.edits: a list of edits, each with its type/);
     const headers: Headers[] = [];
     const claude = anthropic({
       apiKey: "k",
