@@ -15,7 +15,7 @@
 
 import type { AgentCompaction, CompactionReport } from "../agent/run-agent.ts";
 import { type Content, contentText } from "../core/content.ts";
-import { type MessageInput, normalizeMessage } from "../core/message.ts";
+import type { MessageInput } from "../core/message.ts";
 import type { Provider } from "../core/provider.ts";
 import { normalizeToolSpecs, type ToolSpecInput } from "../core/tool-spec.ts";
 import { totalInputTokens, type Usage } from "../core/usage.ts";
@@ -233,7 +233,7 @@ export function compaction(options: CompactionOptions = {}): AgentCompaction {
       if (!fit) {
         // Modelled before the summary exists: a summary of `summaryMaxTokens` tokens stands in for it.
         const placeholder: MessageInput = { role: "user", content: "", synthetic: true };
-        const planned = cacheImpact(messages, [...head, placeholder, ...kept], {
+        const planned = cacheImpact(messages.map(listed), [...head, placeholder, ...kept].map(listed), {
           ...impactOptions,
           tokensOf: (message) => (message === placeholder ? summaryMaxTokens : tokensOf(message)),
         });
@@ -268,7 +268,7 @@ export function compaction(options: CompactionOptions = {}): AgentCompaction {
         synthetic: true,
       };
       const compactedMessages = [...head, summary, ...kept];
-      const impact = cacheImpact(messages, compactedMessages, impactOptions);
+      const impact = cacheImpact(messages.map(listed), compactedMessages.map(listed), impactOptions);
       const after =
         before.counted === "estimate"
           ? { tokens: sumTokens(compactedMessages, estimateTokens) }
@@ -328,8 +328,8 @@ function splitHistory(
   const starts: number[] = [];
   for (let index = headEnd; index < messages.length; index++) {
     const message = messages[index]!;
-    const results = message.toolResults?.length ?? 0;
-    if (message.role === "tool" || (message.role === "user" && results > 0)) continue;
+    if (message.role === "tool" || (message.role === "user" && listOf(message.toolResults).length > 0))
+      continue;
     starts.push(index);
   }
   if (starts.length === 0) return undefined;
@@ -342,10 +342,10 @@ function splitHistory(
     moved = false;
     const cut = starts[turn]!;
     const answeredLater = new Set(
-      messages.slice(cut).flatMap((message) => (message.toolResults ?? []).map((result) => result.callId)),
+      messages.slice(cut).flatMap((message) => listOf(message.toolResults).map((result) => result?.callId)),
     );
     for (let index = cut - 1; index >= headEnd; index--) {
-      if (!(messages[index]!.toolCalls ?? []).some((call) => answeredLater.has(call.id))) continue;
+      if (!listOf(messages[index]!.toolCalls).some((call) => answeredLater.has(call?.id))) continue;
       while (turn > 0 && starts[turn]! > index) turn--;
       moved = true;
       break;
@@ -368,17 +368,16 @@ function transcriptOf(messages: readonly MessageInput[], maxChars: number): stri
       : text;
   const lines: string[] = [];
   let length = 0;
-  for (const [index, input] of messages.entries()) {
-    const message = normalizeMessage(input);
+  for (const [index, message] of messages.entries()) {
     const parts: string[] = [];
     const text = textOf(message.content);
     if (text !== "") parts.push(clip(text));
-    for (const call of message.toolCalls)
-      parts.push(clip(`[tool call ${call.name} ${JSON.stringify(call.arguments)}]`));
-    for (const result of message.toolResults)
+    for (const call of listOf(message.toolCalls))
+      parts.push(clip(`[tool call ${call?.name} ${JSON.stringify(call?.arguments ?? {})}]`));
+    for (const result of listOf(message.toolResults))
       parts.push(
         clip(
-          `[tool result${result.name ? ` ${result.name}` : ""}${result.isError ? " (error)" : ""}] ${textOf(result.content)}`,
+          `[tool result${result?.name ? ` ${result.name}` : ""}${result?.isError ? " (error)" : ""}] ${textOf(result?.content)}`,
         ),
       );
     const line = `${message.synthetic ? "summary" : message.role}: ${parts.join("\n")}`;
@@ -394,9 +393,27 @@ function transcriptOf(messages: readonly MessageInput[], maxChars: number): stri
   return lines.join("\n\n");
 }
 
-function textOf(content: Content): string {
+/** `message` with list fields that are lists of objects (itself when they are): what `cacheImpact` reads. */
+function listed(message: MessageInput): MessageInput {
+  const clean = (value: unknown) =>
+    value === undefined ||
+    (Array.isArray(value) && value.every((item) => typeof item === "object" && item !== null));
+  if (clean(message.toolCalls) && clean(message.toolResults)) return message;
+  const objects = <T>(value: readonly T[] | undefined) =>
+    listOf(value).filter((item) => typeof item === "object" && item !== null);
+  return { ...message, toolCalls: objects(message.toolCalls), toolResults: objects(message.toolResults) };
+}
+
+/** A stored history is read without trusting it: a list field that is not a list is empty. */
+function listOf<T>(value: readonly T[] | undefined): readonly T[] {
+  return Array.isArray(value) ? value : [];
+}
+
+function textOf(content: Content | undefined): string {
   if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : `[${part.type}]`)).join("");
+  if (!Array.isArray(content))
+    return content === undefined || content === null ? "" : JSON.stringify(content);
+  return content.map((part) => (part?.type === "text" ? String(part.text) : `[${part?.type}]`)).join("");
 }
 
 function estimateTokens(message: MessageInput): number {

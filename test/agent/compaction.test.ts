@@ -295,6 +295,26 @@ describe("compaction in runAgent", () => {
     expect(writer.calls).toHaveLength(0);
   });
 
+  it("a stored history that is not what the types say is compacted without throwing", async () => {
+    const broken = [
+      { role: "system", content: "sys" },
+      { role: "user", content: { odd: true } },
+      { role: "assistant", toolCalls: "not a list", content: [{ type: "text", text: "half" }, null] },
+      { role: "tool", toolResults: [null, { callId: "z", content: 7 }] },
+      { role: "assistant", content: "last" },
+    ] as unknown as MessageInput[];
+    const writer = new FakeProvider({ script: [{ text: "summary" }] });
+    const compacted = await compaction({ threshold: 2, keepTurns: 1, summarizer: writer }).prepare({
+      messages: broken,
+      tools: [],
+      provider: new FakeProvider(),
+      signal: undefined,
+    });
+    expect(compacted?.messages).toHaveLength(3);
+    expect(compacted?.report.messagesReplaced).toBe(3);
+    expect(String(writer.calls[0]!.messages[1]!.content)).toContain('user: {"odd":true}');
+  });
+
   it("bad settings are refused, naming the field", () => {
     expect(() => compaction({ threshold: 0 })).toThrow(/threshold/);
     expect(() => compaction({ keepTurns: 0 })).toThrow(/keepTurns/);
