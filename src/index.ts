@@ -16,10 +16,12 @@ export const VERSION = "0.1.0";
 
 // The agent loop and workflows.
 export {
+  type AgentCompaction,
   type AgentEvent,
   type AgentResult,
   type AgentStatus,
   type AgentTool,
+  type CompactionReport,
   type RunAgentOptions,
   runAgent,
 } from "./agent/run-agent.ts";

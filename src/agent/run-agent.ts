@@ -30,9 +30,67 @@ export interface AgentTool extends ToolSpecInput {
   ): unknown;
 }
 
+/**
+ * What one compaction did, with the figures it was decided on: the tokens it reclaimed and what the
+ * prompt cache is modelled to charge for it (`cacheImpact`). Costs are US dollars, `undefined` where a
+ * price is unknown.
+ */
+export interface CompactionReport {
+  /** `"summary"`: the harness replaced older turns; `"provider"`: the provider compacted server-side. */
+  strategy: "summary" | "provider";
+  /** `"fit"`: the next request was over the threshold; `"cost"`: compacting was cheaper over the horizon. */
+  reason: "fit" | "cost" | "provider";
+  /** How `tokensBefore` was counted: the provider's token-counting API, your `countTokens`, or an estimate. */
+  counted: "provider" | "custom" | "estimate";
+  /** The threshold, in tokens. */
+  limit: number;
+  /** Input tokens of the request before and after the compaction (after: estimated), and the difference. */
+  tokensBefore: number;
+  tokensAfter: number;
+  tokensReclaimed: number;
+  /** Messages replaced by the summary (0 for a provider-side compaction). */
+  messagesReplaced: number;
+  /** Messages before this index are a cached prefix the compaction keeps. */
+  divergeAt: number;
+  /** Tokens written to the cache again on the next call. */
+  rewriteTokens: number;
+  /** The modelled cache re-write: `rewriteTokens` at the cache-write price. */
+  cacheRewriteCost: number | undefined;
+  /** The next call's modelled input cost (kept prefix read, the rest written), then each call's after it. */
+  nextCallCost: number | undefined;
+  steadyStateCost: number | undefined;
+  /** Each call's modelled input cost had nothing been compacted. */
+  unchangedCost: number | undefined;
+  /** Calls after the next one until the compaction has paid for itself (`cacheImpact.breakEvenCalls`). */
+  breakEvenCalls: number | undefined;
+  /** The horizon (next K calls) the two paths were compared over, and their modelled costs. */
+  horizon: number;
+  costIfCompacted: number | undefined;
+  costIfKept: number | undefined;
+  /** What the summary call cost (its usage at the summarizer's prices), and its usage. */
+  summaryCost: number | undefined;
+  summaryUsage: Usage;
+}
+
+/**
+ * A compaction policy for {@link runAgent} (build one with `compaction()` from `modelwire/compaction`).
+ * `prepare` runs before every model call and may hand back a shorter history; `observe` sees every
+ * response (a provider-side strategy reports what the provider compacted).
+ */
+export interface AgentCompaction {
+  prepare(input: {
+    messages: readonly MessageInput[];
+    tools: readonly ToolSpecInput[];
+    provider: Provider;
+    signal: AbortSignal | undefined;
+  }): Promise<{ messages: MessageInput[]; report: CompactionReport } | undefined>;
+  observe?(response: Response): CompactionReport | undefined;
+}
+
 /** What the loop reports while it runs. */
 export type AgentEvent =
   | { type: "step-start"; step: number }
+  | { type: "compaction"; step: number; report: CompactionReport }
   | { type: "model-event"; step: number; event: StreamEvent }
   | { type: "model-response"; step: number; response: Response }
   | { type: "tool-results"; step: number; results: ToolResult[] }
@@ -52,6 +110,11 @@ export interface AgentResult {
   steps: number;
   /** The last model response, when there was one. */
   response: Response | undefined;
+  /**
+   * Compactions this run made. When one replaced turns, `messages` is not the input plus new turns: store
+   * it whole (the Worker's task object rewrites its stored history then).
+   */
+  compactions: CompactionReport[];
 }
 
 /** Settings of {@link runAgent}. */
@@ -71,6 +134,12 @@ export interface RunAgentOptions {
   /** Options passed to every model call (`signal` is added). */
   callOptions?: CallOptions;
   onEvent?: (event: AgentEvent) => void;
+  /**
+   * Keeps the history inside the model's context: before each model call, older turns may be replaced by
+   * a `synthetic` summary (`compaction()` from `modelwire/compaction`). Each compaction is a
+   * `compaction` event and is listed in `AgentResult.compactions`.
+   */
+  compaction?: AgentCompaction;
 }
 
 /**
@@ -92,11 +161,19 @@ export interface RunAgentOptions {
 export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   const tools = options.tools ?? [];
   const maxSteps = options.maxSteps ?? 16;
-  const messages: MessageInput[] = [...options.messages];
+  let messages: MessageInput[] = [...options.messages];
   let usage: Usage = {};
   let steps = 0;
   let response: Response | undefined;
-  const result = (status: AgentStatus): AgentResult => ({ status, messages, usage, steps, response });
+  const compactions: CompactionReport[] = [];
+  const result = (status: AgentStatus): AgentResult => ({
+    status,
+    messages,
+    usage,
+    steps,
+    response,
+    compactions,
+  });
   let stoppedAs: AgentStatus = "paused";
   const paused = async (boundary: "model" | "tools"): Promise<boolean> => {
     if (!options.pause) return false;
@@ -121,6 +198,20 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       if (steps >= maxSteps) return result("max-steps");
       if (await paused("model")) return result(stoppedAs);
       if (options.signal?.aborted) return result("aborted");
+      if (options.compaction) {
+        const compacted = await options.compaction.prepare({
+          messages,
+          tools,
+          provider: options.provider,
+          signal: options.signal,
+        });
+        if (options.signal?.aborted) return result("aborted");
+        if (compacted) {
+          messages = compacted.messages;
+          compactions.push(compacted.report);
+          options.onEvent?.({ type: "compaction", step: steps + 1, report: compacted.report });
+        }
+      }
       steps++;
       const step = steps;
       options.onEvent?.({ type: "step-start", step });
@@ -134,6 +225,11 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       });
       options.onEvent?.({ type: "model-response", step, response });
       usage = addUsage(usage, response.usage);
+      const serverSide = options.compaction?.observe?.(response);
+      if (serverSide) {
+        compactions.push(serverSide);
+        options.onEvent?.({ type: "compaction", step, report: serverSide });
+      }
       messages.push(response.message);
       pending = response.message.toolCalls;
       if (pending.length === 0) return result("done");

@@ -6,7 +6,7 @@
  * @module
  */
 import type { CallOptions } from "../core/call-options.ts";
-import type { AgentTool } from "./run-agent.ts";
+import type { AgentCompaction, AgentTool } from "./run-agent.ts";
 
 /** A named workflow: the route it calls, its system prompt, its tools and its limits. */
 export interface Workflow {
@@ -19,4 +19,9 @@ export interface Workflow {
   maxSteps?: number;
   /** The options of every model call. */
   callOptions?: CallOptions;
+  /**
+   * Compaction before each step (`compaction()` from `modelwire/compaction`): a step that compacts
+   * replaces the task's stored history with the compacted one, in the same transaction as the step.
+   */
+  compaction?: AgentCompaction;
 }

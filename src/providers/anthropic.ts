@@ -8,6 +8,7 @@
 import type { CacheOption } from "../core/call-options.ts";
 import type { Provider } from "../core/provider.ts";
 import { ValidationError } from "../core/validation-error.ts";
+import type { AnthropicContextManagement } from "../protocols/anthropic-messages/anthropic-wire.ts";
 import { anthropicMessagesProtocol } from "../protocols/anthropic-messages/index.ts";
 import { type AnthropicModelProfile, anthropicModelProfile } from "./anthropic-model-profiles.ts";
 import { endpointURL, secretsOf } from "./http.ts";
@@ -29,6 +30,12 @@ export interface AnthropicSettings extends HttpProviderSettings {
   cache?: CacheOption;
   /** Model facts override (thinking mode, limits, prices); looked up from the model id by default. */
   profile?: AnthropicModelProfile;
+  /**
+   * Server-side context management on every call (`context_management`), its beta flag added:
+   * `compact-2026-01-12` for a `compact_*` edit, `context-management-2025-06-27` for the others. A
+   * compaction's `compaction` block is kept in the turn's `native` blocks and replayed as it came.
+   */
+  contextManagement?: AnthropicContextManagement;
 }
 
 const DEFAULT_BASE_URL = "https://api.anthropic.com/v1";
@@ -52,11 +59,27 @@ export function anthropic(settings: AnthropicSettings): Provider {
   if (typeof settings.model !== "string" || settings.model === "") {
     throw new ValidationError([{ path: "model", message: "required: a Claude model id" }]);
   }
+  const edits = settings.contextManagement?.edits;
+  if (settings.contextManagement && !edits?.every((edit) => typeof edit?.type === "string"))
+    throw new ValidationError([
+      {
+        path: "contextManagement.edits",
+        message: 'a list of edits, each with its type ("compact_20260112")',
+      },
+    ]);
   const model = settings.model;
   const profile = settings.profile ?? anthropicModelProfile(model);
   const url = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages");
   const countURL = endpointURL(settings.baseURL ?? DEFAULT_BASE_URL, "messages/count_tokens");
   const target = { model, origin: "anthropic" };
+  const contextManagement = settings.contextManagement;
+  // The edits' beta flags: compaction has its own, the clearing edits share context management's.
+  const compacts = edits?.map((edit) => edit.type.startsWith("compact_")) ?? [];
+  const betas = mergeBetas(
+    settings.betas,
+    compacts.includes(true) ? ["compact-2026-01-12"] : [],
+    compacts.includes(false) ? ["context-management-2025-06-27"] : [],
+  );
 
   return httpProvider({
     protocol: anthropicMessagesProtocol,
@@ -66,7 +89,13 @@ export function anthropic(settings: AnthropicSettings): Provider {
     fetch: settings.fetch,
     timeouts: settings.timeouts,
     context: { provider: "anthropic", ...target },
-    request: (call) => ({ ...call, target, profile, defaultCache: settings.cache ?? "auto" }),
+    request: (call) => ({
+      ...call,
+      target,
+      profile,
+      defaultCache: settings.cache ?? "auto",
+      contextManagement,
+    }),
     endpoint: () => {
       const headers: Record<string, string> = {
         "content-type": "application/json",
@@ -74,7 +103,7 @@ export function anthropic(settings: AnthropicSettings): Provider {
         ...settings.headers,
         "x-api-key": settings.apiKey,
       };
-      if (settings.betas?.length) headers["anthropic-beta"] = settings.betas.join(",");
+      if (betas.length > 0) headers["anthropic-beta"] = betas.join(",");
       return { url, headers };
     },
     // A client's Messages body passed through: the model is this provider's, the client's betas and

@@ -197,8 +197,11 @@ export abstract class TaskObjectBase extends DurableObject {
         // Read at every boundary: a pause or abort that arrived while a model call was in flight counts.
         pause: () => this.status(),
         callOptions: workflow.callOptions,
+        compaction: workflow.compaction,
         onEvent: (event) => {
-          if (event.type === "model-response") {
+          if (event.type === "compaction") {
+            events.push({ type: "compaction", data: event.report });
+          } else if (event.type === "model-response") {
             events.push({
               type: "step",
               data: {
@@ -254,10 +257,15 @@ export abstract class TaskObjectBase extends DurableObject {
       unansweredCalls(result.messages).length === 0
     )
       status = "max-steps";
-    // One transaction per step: the new messages (the loop only appends), its events, the counters and the
-    // status land together or not at all, so a failed write never leaves half a step to be run again.
+    // One transaction per step: the new messages (the loop only appends, unless it compacted: then the
+    // whole history is replaced), its events, the counters and the status land together or not at all, so
+    // a failed write never leaves half a step to be run again.
+    const compacted = result.compactions.some((report) => report.strategy === "summary");
     this.ctx.storage.transactionSync(() => {
-      this.append(result.messages.slice(state.history.length));
+      if (compacted) {
+        this.ctx.storage.sql.exec("DELETE FROM messages");
+        this.append(result.messages);
+      } else this.append(result.messages.slice(state.history.length));
       for (const event of events) this.event(event.type, event.data);
       this.ctx.storage.sql.exec(
         "UPDATE task SET steps = ?, usage = ?, status = ?, retries = 0, updated_at = ? WHERE id = ?",

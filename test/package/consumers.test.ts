@@ -120,6 +120,7 @@ import * as testing from "modelwire/testing";
 import * as wire from "modelwire/wire";
 import * as protocols from "modelwire/protocols";
 import * as mcp from "modelwire/mcp";
+import * as compaction from "modelwire/compaction";
 const expected = ${JSON.stringify(packageJson.version)};
 if (library.VERSION !== expected) throw new Error("VERSION " + library.VERSION + ", expected " + expected);
 for (const name of ["anthropic", "openaiChat", "openaiResponses", "bedrock", "fallback", "retry", "createProvider", "runAgent", "collectStream", "ProviderError"]) {
@@ -138,10 +139,11 @@ for (const name of ["anthropicMessagesProtocol", "openAIChatProtocol", "openAIRe
 for (const name of ["mcpClient", "McpError", "mcpToolContent", "toolOutput"]) {
   if (typeof mcp[name] !== "function") throw new Error("modelwire/mcp has no function " + name);
 }
-for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient"]) {
+if (typeof compaction.compaction !== "function") throw new Error("modelwire/compaction has no function compaction");
+for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient", "compaction"]) {
   if (name in library) throw new Error("modelwire (the root) still exports " + name);
 }
-for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/worker", "worker/app.js"]]) {
+for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/compaction", "compaction/index.js"], ["modelwire/worker", "worker/app.js"]]) {
   const resolved = import.meta.resolve(entry);
   if (!resolved.endsWith("/node_modules/modelwire/dist/" + file)) throw new Error(entry + " resolves to " + resolved);
 }
@@ -235,6 +237,8 @@ describe("the packed package", () => {
     expect(files).toContain("dist/wire/index.js");
     expect(files).toContain("dist/mcp/index.js");
     expect(files).toContain("dist/mcp/index.d.ts");
+    expect(files).toContain("dist/compaction/index.js");
+    expect(files).toContain("dist/compaction/index.d.ts");
     expect(files).toContain("dist/protocols/index.d.ts");
     const strays = files.filter((path) =>
       /(^|\/)(test|fixtures|bench)\/|\.test\.|tsconfig|wrangler/.test(path),

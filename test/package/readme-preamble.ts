@@ -40,6 +40,7 @@ declare const db: { getTask(id: string): Promise<{ status: string }> };
 declare const lookupTicket: import("modelwire").AgentTool;
 declare const screenshot: Blob;
 declare const claude: import("modelwire").Provider;
+declare const haiku: import("modelwire").Provider;
 declare const inline: import("modelwire").Content;
 declare function showThinking(text: string): void;
 declare function write(text: string): void;

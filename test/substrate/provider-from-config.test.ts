@@ -118,6 +118,24 @@ describe("createProvider: built-in protocols", () => {
     expect(requests[0]!.body.max_tokens).toBe(321);
   });
 
+  it("anthropic contextManagement goes into every request, with its beta flag; a malformed one is refused", async () => {
+    const { fetch, requests } = router(() => Response.json(ANTHROPIC_OK));
+    const edits = [{ type: "compact_20260112", trigger: { type: "input_tokens", value: 150_000 } }];
+    await createProvider(
+      { protocol: "anthropic", model: "claude-sonnet-4-6", apiKey: KEY, contextManagement: { edits } },
+      { fetch },
+    ).complete(HI);
+    expect(requests[0]!.body.context_management).toStrictEqual({ edits });
+    expect(requests[0]!.headers.get("anthropic-beta")).toBe("compact-2026-01-12");
+    const error = refusal({
+      protocol: "anthropic",
+      model: "claude-sonnet-4-6",
+      apiKey: KEY,
+      contextManagement: { edits: [{ trigger: {} }] },
+    });
+    expect(error.issues[0]!.path).toBe("contextManagement.edits[0].type");
+  });
+
   it("accepts wire-protocol names and any case for the protocol", () => {
     expect(
       createProvider({ protocol: "anthropic-messages", model: "claude-sonnet-4-6", apiKey: KEY }).name,

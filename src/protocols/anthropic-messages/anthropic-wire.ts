@@ -121,6 +121,18 @@ export interface AnthropicRequestBody {
   stop_sequences?: string[];
   metadata?: { user_id?: string };
   stream?: boolean;
+  /** Server-side context management (compaction, clearing old tool results), as the provider's settings say. */
+  context_management?: AnthropicContextManagement;
+}
+
+/**
+ * Anthropic's server-side context management: `edits` such as
+ * `{ type: "compact_20260112", trigger: { type: "input_tokens", value: 100000 } }` (the answer then starts
+ * with a `compaction` block, replayed as it came) or `{ type: "clear_tool_uses_20250919" }`.
+ * @see https://platform.claude.com/docs/en/build-with-claude/context-editing
+ */
+export interface AnthropicContextManagement {
+  edits: ({ type: string } & Record<string, unknown>)[];
 }
 
 /** `usage` of a message or of a `message_delta` event. Every field may be missing or null. */

@@ -6,7 +6,12 @@ import { ValidationError, type ValidationIssue } from "../../core/validation-err
 import { outputToolSpec } from "../output-tool.ts";
 import type { BuiltRequest } from "../protocol.ts";
 import type { AnthropicModelProfile } from "./anthropic-model-profile.ts";
-import type { AnthropicMessageParam, AnthropicRequestBody, AnthropicToolChoice } from "./anthropic-wire.ts";
+import type {
+  AnthropicContextManagement,
+  AnthropicMessageParam,
+  AnthropicRequestBody,
+  AnthropicToolChoice,
+} from "./anthropic-wire.ts";
 import { applyAnthropicThinking } from "./apply-anthropic-thinking.ts";
 import { type AnthropicReplayTarget, convertToAnthropicMessages } from "./convert-to-anthropic-messages.ts";
 import { placeAnthropicCacheBreakpoints } from "./place-anthropic-cache-breakpoints.ts";
@@ -28,6 +33,8 @@ export interface AnthropicRequestInput {
   urlSources?: boolean;
   /** `responseFormat`, prepared by the shell. */
   format?: PreparedResponseFormat | undefined;
+  /** Server-side context management, sent as `context_management` (the provider's setting). */
+  contextManagement?: AnthropicContextManagement | undefined;
 }
 
 /**
@@ -108,6 +115,7 @@ export function buildAnthropicRequest(input: AnthropicRequestInput): BuiltReques
   const userId = options.metadata?.user_id;
   if (userId) body.metadata = { user_id: userId };
   if (input.stream) body.stream = true;
+  if (input.contextManagement) body.context_management = input.contextManagement;
 
   const cacheWarnings = placeAnthropicCacheBreakpoints(body, options.cache ?? input.defaultCache);
   const loopWarning = thinkingOff

@@ -21,6 +21,8 @@ const ANTHROPIC_FIELDS = {
   betas: z.optional(z.array(z.string())),
   /** Default prompt caching. */
   cache: z.optional(CacheOptionSchema),
+  /** Server-side context management (`context_management`: compaction, clearing old tool results). */
+  contextManagement: z.optional(z.object({ edits: z.array(z.looseObject({ type: z.string() })) })),
 };
 
 /** The built-in `anthropic` protocol (also named by its wire name, `anthropic-messages`). */
@@ -42,6 +44,7 @@ export const anthropicFactory: ProviderFactory<typeof ANTHROPIC_FIELDS> = {
         anthropicVersion: config.anthropicVersion,
         betas: config.betas,
         cache: config.cache,
+        contextManagement: config.contextManagement,
         profile: anthropicProfile(config.model, config.profile),
       }),
     });
