@@ -131,10 +131,12 @@ async function routesOf(config, names) {
     if (broken)
       throw new UsageError(`route ${name}: ${broken.map((i) => `${i.path}: ${i.message}`).join("; ")}`);
     const route = table.routes.get(name);
-    if (!route)
-      throw new UsageError(
-        `no route "${name}" in the config; it has ${[...table.routes.keys()].join(", ") || "none"}`,
-      );
+    if (!route) {
+      const served = [...table.routes.keys()].join(", ") || "none";
+      const broken =
+        table.broken.size > 0 ? `; not served (problems): ${[...table.broken.keys()].join(", ")}` : "";
+      throw new UsageError(`no route "${name}" in the config; it serves ${served}${broken}`);
+    }
     if (route.members.length > 1)
       process.stderr.write(
         `route ${name} is a pool: the eval runs on its first member (${route.members[0].model})\n`,

@@ -23,6 +23,8 @@ export function signTest(wins: number, losses: number): number {
   ] as const)
     if (!Number.isInteger(value) || value < 0)
       throw new RangeError(`signTest: ${name} must be a whole number ≥ 0, got ${value}`);
+  // Equal counts, or one apart, leave half the mass on each side at least: exactly 1 (no rounding).
+  if (Math.abs(wins - losses) <= 1) return 1;
   const m = wins + losses;
   const k = Math.min(wins, losses);
   // P(X = i) for i = 0…k, built term by term in log space (m may be in the thousands).

@@ -120,6 +120,7 @@ import * as testing from "modelwire/testing";
 import * as wire from "modelwire/wire";
 import * as protocols from "modelwire/protocols";
 import * as mcp from "modelwire/mcp";
+import * as evals from "modelwire/eval";
 const expected = ${JSON.stringify(packageJson.version)};
 if (library.VERSION !== expected) throw new Error("VERSION " + library.VERSION + ", expected " + expected);
 for (const name of ["anthropic", "openaiChat", "openaiResponses", "bedrock", "fallback", "retry", "createProvider", "runAgent", "collectStream", "ProviderError"]) {
@@ -138,10 +139,13 @@ for (const name of ["anthropicMessagesProtocol", "openAIChatProtocol", "openAIRe
 for (const name of ["mcpClient", "McpError", "mcpToolContent", "toolOutput"]) {
   if (typeof mcp[name] !== "function") throw new Error("modelwire/mcp has no function " + name);
 }
-for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient"]) {
+for (const name of ["runEval", "evalMarkdown", "wilsonInterval", "signTest"]) {
+  if (typeof evals[name] !== "function") throw new Error("modelwire/eval has no function " + name);
+}
+for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient", "runEval"]) {
   if (name in library) throw new Error("modelwire (the root) still exports " + name);
 }
-for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/worker", "worker/app.js"]]) {
+for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/eval", "eval/index.js"], ["modelwire/worker", "worker/app.js"]]) {
   const resolved = import.meta.resolve(entry);
   if (!resolved.endsWith("/node_modules/modelwire/dist/" + file)) throw new Error(entry + " resolves to " + resolved);
 }

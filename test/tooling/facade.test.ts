@@ -5,6 +5,7 @@
  * author needs — and the root stays free of the other two.
  */
 import * as modelwire from "modelwire";
+import * as evals from "modelwire/eval";
 import * as mcp from "modelwire/mcp";
 import * as protocols from "modelwire/protocols";
 import * as testing from "modelwire/testing";
@@ -18,6 +19,7 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
   "modelwire/wire": wire,
   "modelwire/protocols": protocols,
   "modelwire/mcp": mcp,
+  "modelwire/eval": evals,
 };
 
 const DOCUMENTED: Record<string, Record<string, readonly string[]>> = {
@@ -58,6 +60,17 @@ const DOCUMENTED: Record<string, Record<string, readonly string[]>> = {
     ],
   },
   "modelwire/mcp": { mcp: ["mcpClient", "McpError", "mcpToolContent", "toolOutput"] },
+  "modelwire/eval": {
+    eval: [
+      "runEval",
+      "evalMarkdown",
+      "checkAnswer",
+      "wilsonInterval",
+      "signTest",
+      "percentile",
+      "jsonSchemaIssues",
+    ],
+  },
   "modelwire/protocols": {
     contract: [
       "httpProvider",
@@ -105,6 +118,7 @@ describe("facade reachability", () => {
     expect(Object.keys(protocols).filter((name) => root.has(name))).toEqual([]);
     expect(Object.keys(wire).filter((name) => name in protocols)).toEqual([]);
     expect(Object.keys(mcp).filter((name) => root.has(name))).toEqual([]);
+    expect(Object.keys(evals).filter((name) => root.has(name))).toEqual([]);
     // The learnable surface: 38 run-time names today (types aside): content parts added contentText,
     // inlineUrlParts, StructuredOutputError, and bytesToBase64 / base64ToBytes (inline parts from bytes
     // without Buffer, which Workers lack); issue 18 added the gemini and vertex providers; issue 19 otlpSink
@@ -116,7 +130,7 @@ describe("facade reachability", () => {
     const { readFileSync } = await import("node:fs");
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const imported = [
-      ...readme.matchAll(/import \{([^}]+)\} from "(modelwire(?:\/wire|\/protocols|\/testing)?)"/g),
+      ...readme.matchAll(/import \{([^}]+)\} from "(modelwire(?:\/wire|\/protocols|\/testing|\/eval)?)"/g),
     ].flatMap((match) =>
       match[1]!
         .split(",")
