@@ -231,7 +231,10 @@ describe("the packed package", () => {
       .split("\n")
       .map((path) => path.replace(/^package\//, ""));
     const tops = new Set(files.map((path) => path.split("/")[0]));
-    expect([...tops].sort()).toEqual(["LICENSE", "README.md", "dist", "package.json", "src"]);
+    expect([...tops].sort()).toEqual(["LICENSE", "README.md", "bin", "dist", "package.json", "src"]);
+    expect(files).toContain("bin/modelwire.mjs");
+    expect(files).toContain("dist/eval/index.js");
+    expect(files).toContain("dist/worker/config.js");
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/index.d.ts.map");
@@ -259,6 +262,37 @@ describe("the packed package", () => {
     const result = await run(node, ["example.mjs"], library);
     expectOk(result, "node example.mjs");
     expect(result.output).toBe(EXAMPLE_OUTPUT);
+  });
+
+  it("(a) the installed CLI runs an eval suite on a config's demo route, without Hono", async () => {
+    writeFileSync(
+      join(library, "suite.mjs"),
+      'export default { name: "packed", tasks: [{ id: "hello", messages: [{ role: "user", content: "hello" }], check: () => true }] };\n',
+    );
+    writeFileSync(join(library, "routes.json"), JSON.stringify({ routes: { demo: { demo: true } } }));
+    const result = await run(
+      bin("node"),
+      [
+        "node_modules/.bin/modelwire",
+        "eval",
+        "suite.mjs",
+        "--config",
+        "routes.json",
+        "--route",
+        "demo",
+        "--samples",
+        "2",
+        "--json",
+        "out.json",
+      ],
+      library,
+    );
+    expectOk(result, "modelwire eval");
+    expect(result.output).toContain("| hello | demo | 2 | 100.0 % | 34.2 % – 100.0 % |");
+    const report = JSON.parse(readFileSync(join(library, "out.json"), "utf8")) as {
+      totals: { n: number; passes: number }[];
+    };
+    expect(report.totals.map((total) => [total.n, total.passes])).toEqual([[2, 2]]);
   });
 
   it("(b) runs in Deno through npm: specifiers resolved from node_modules", async () => {
