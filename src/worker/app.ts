@@ -23,6 +23,7 @@ import { type Context, Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Workflow } from "../agent/workflow.ts";
 import { ProviderError } from "../core/provider-error.ts";
+import type { EvalSuite } from "../eval/run-eval.ts";
 import { VERSION } from "../index.ts";
 import type { CreateProviderOptions } from "../substrate/provider-from-config.ts";
 import { gatewayTokens, isAuthorized, presentedToken } from "./auth.ts";
@@ -36,6 +37,7 @@ import { type OtelSettings, requestTraces } from "./otel.ts";
 import { type RouteTables, routeTables } from "./route-table.ts";
 import { adminRoutes } from "./routes/admin.ts";
 import { chatCompletionRoutes } from "./routes/chat-completions.ts";
+import { evalRoutes } from "./routes/evals.ts";
 import { messagesRoutes } from "./routes/messages.ts";
 import { modelRoutes } from "./routes/models.ts";
 import { neutralRoutes } from "./routes/neutral.ts";
@@ -56,6 +58,11 @@ export { HTTPConfigError };
 export interface CreateWorkerOptions {
   /** Workflows tasks can run, by name. A `demo` workflow is included unless you define your own. */
   workflows?: Record<string, Workflow>;
+  /**
+   * Eval suites `POST /v1/evals` can run by name (`{ "suite": "<name>", "routes": [...] }`): suites with
+   * function checkers or tools, which a request body cannot carry.
+   */
+  evalSuites?: Record<string, EvalSuite>;
   /** Routes config; when unset, `MODELWIRE_CONFIG` from the environment. */
   config?: unknown;
   /** Largest request body accepted, in bytes (default 4 MiB). */
@@ -216,6 +223,7 @@ export function createWorker(options: CreateWorkerOptions = {}) {
   app.route("/", modelRoutes(tables));
   app.route("/", sessionRoutes());
   app.route("/", taskRoutes(workflows));
+  app.route("/", evalRoutes(calls, options.evalSuites ?? {}));
   app.route("/", adminRoutes());
   app.route("/", streamRoutes());
 

@@ -121,6 +121,7 @@ import * as wire from "modelwire/wire";
 import * as protocols from "modelwire/protocols";
 import * as mcp from "modelwire/mcp";
 import * as compaction from "modelwire/compaction";
+import * as evals from "modelwire/eval";
 const expected = ${JSON.stringify(packageJson.version)};
 if (library.VERSION !== expected) throw new Error("VERSION " + library.VERSION + ", expected " + expected);
 for (const name of ["anthropic", "openaiChat", "openaiResponses", "bedrock", "fallback", "retry", "createProvider", "runAgent", "collectStream", "ProviderError"]) {
@@ -140,10 +141,13 @@ for (const name of ["mcpClient", "McpError", "mcpToolContent", "toolOutput"]) {
   if (typeof mcp[name] !== "function") throw new Error("modelwire/mcp has no function " + name);
 }
 if (typeof compaction.compaction !== "function") throw new Error("modelwire/compaction has no function compaction");
-for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient", "compaction"]) {
+for (const name of ["runEval", "evalMarkdown", "wilsonInterval", "signTest"]) {
+  if (typeof evals[name] !== "function") throw new Error("modelwire/eval has no function " + name);
+}
+for (const name of ["readSse", "httpProvider", "anthropicMessagesProtocol", "mcpClient", "compaction", "runEval"]) {
   if (name in library) throw new Error("modelwire (the root) still exports " + name);
 }
-for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/compaction", "compaction/index.js"], ["modelwire/worker", "worker/app.js"]]) {
+for (const [entry, file] of [["modelwire/wire", "wire/index.js"], ["modelwire/protocols", "protocols/index.js"], ["modelwire/mcp", "mcp/index.js"], ["modelwire/compaction", "compaction/index.js"], ["modelwire/eval", "eval/index.js"], ["modelwire/worker", "worker/app.js"]]) {
   const resolved = import.meta.resolve(entry);
   if (!resolved.endsWith("/node_modules/modelwire/dist/" + file)) throw new Error(entry + " resolves to " + resolved);
 }
@@ -229,7 +233,10 @@ describe("the packed package", () => {
       .split("\n")
       .map((path) => path.replace(/^package\//, ""));
     const tops = new Set(files.map((path) => path.split("/")[0]));
-    expect([...tops].sort()).toEqual(["LICENSE", "README.md", "dist", "package.json", "src"]);
+    expect([...tops].sort()).toEqual(["LICENSE", "README.md", "bin", "dist", "package.json", "src"]);
+    expect(files).toContain("bin/modelwire.mjs");
+    expect(files).toContain("dist/eval/index.js");
+    expect(files).toContain("dist/worker/config.js");
     expect(files).toContain("dist/index.js");
     expect(files).toContain("dist/index.d.ts");
     expect(files).toContain("dist/index.d.ts.map");
@@ -259,6 +266,37 @@ describe("the packed package", () => {
     const result = await run(node, ["example.mjs"], library);
     expectOk(result, "node example.mjs");
     expect(result.output).toBe(EXAMPLE_OUTPUT);
+  });
+
+  it("(a) the installed CLI runs an eval suite on a config's demo route, without Hono", async () => {
+    writeFileSync(
+      join(library, "suite.mjs"),
+      'export default { name: "packed", tasks: [{ id: "hello", messages: [{ role: "user", content: "hello" }], check: () => true }] };\n',
+    );
+    writeFileSync(join(library, "routes.json"), JSON.stringify({ routes: { demo: { demo: true } } }));
+    const result = await run(
+      bin("node"),
+      [
+        "node_modules/.bin/modelwire",
+        "eval",
+        "suite.mjs",
+        "--config",
+        "routes.json",
+        "--route",
+        "demo",
+        "--samples",
+        "2",
+        "--json",
+        "out.json",
+      ],
+      library,
+    );
+    expectOk(result, "modelwire eval");
+    expect(result.output).toContain("| hello | demo | 2 | 100.0 % | 34.2 % – 100.0 % |");
+    const report = JSON.parse(readFileSync(join(library, "out.json"), "utf8")) as {
+      totals: { n: number; passes: number }[];
+    };
+    expect(report.totals.map((total) => [total.n, total.passes])).toEqual([[2, 2]]);
   });
 
   it("(b) runs in Deno through npm: specifiers resolved from node_modules", async () => {

@@ -6,6 +6,7 @@
  */
 import * as modelwire from "modelwire";
 import * as compactionEntry from "modelwire/compaction";
+import * as evals from "modelwire/eval";
 import * as mcp from "modelwire/mcp";
 import * as protocols from "modelwire/protocols";
 import * as testing from "modelwire/testing";
@@ -20,6 +21,7 @@ const ENTRIES: Record<string, Record<string, unknown>> = {
   "modelwire/protocols": protocols,
   "modelwire/mcp": mcp,
   "modelwire/compaction": compactionEntry,
+  "modelwire/eval": evals,
 };
 
 const DOCUMENTED: Record<string, Record<string, readonly string[]>> = {
@@ -61,6 +63,17 @@ const DOCUMENTED: Record<string, Record<string, readonly string[]>> = {
   },
   "modelwire/mcp": { mcp: ["mcpClient", "McpError", "mcpToolContent", "toolOutput"] },
   "modelwire/compaction": { compaction: ["compaction"] },
+  "modelwire/eval": {
+    eval: [
+      "runEval",
+      "evalMarkdown",
+      "checkAnswer",
+      "wilsonInterval",
+      "signTest",
+      "percentile",
+      "jsonSchemaIssues",
+    ],
+  },
   "modelwire/protocols": {
     contract: [
       "httpProvider",
@@ -109,6 +122,7 @@ describe("facade reachability", () => {
     expect(Object.keys(wire).filter((name) => name in protocols)).toEqual([]);
     expect(Object.keys(mcp).filter((name) => root.has(name))).toEqual([]);
     expect(Object.keys(compactionEntry).filter((name) => root.has(name))).toEqual([]);
+    expect(Object.keys(evals).filter((name) => root.has(name))).toEqual([]);
     // The learnable surface: 38 run-time names today (types aside): content parts added contentText,
     // inlineUrlParts, StructuredOutputError, and bytesToBase64 / base64ToBytes (inline parts from bytes
     // without Buffer, which Workers lack); issue 18 added the gemini and vertex providers; issue 19 otlpSink
@@ -120,7 +134,7 @@ describe("facade reachability", () => {
     const { readFileSync } = await import("node:fs");
     const readme = readFileSync(new URL("../../README.md", import.meta.url), "utf8");
     const imported = [
-      ...readme.matchAll(/import \{([^}]+)\} from "(modelwire(?:\/wire|\/protocols|\/testing)?)"/g),
+      ...readme.matchAll(/import \{([^}]+)\} from "(modelwire(?:\/wire|\/protocols|\/testing|\/eval)?)"/g),
     ].flatMap((match) =>
       match[1]!
         .split(",")
