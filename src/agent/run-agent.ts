@@ -84,13 +84,15 @@ export interface AgentCompaction {
     provider: Provider;
     signal: AbortSignal | undefined;
   }): Promise<{ messages: MessageInput[]; report: CompactionReport } | undefined>;
-  observe?(response: Response): CompactionReport | undefined;
+  /** `messages`: the history the response answered (the one `prepare` saw, or handed back). */
+  observe?(response: Response, messages?: readonly MessageInput[]): CompactionReport | undefined;
 }
 
 /** What the loop reports while it runs. */
 export type AgentEvent =
   | { type: "step-start"; step: number }
   | { type: "compaction"; step: number; report: CompactionReport }
+  | { type: "compaction-failed"; step: number; error: string }
   | { type: "model-event"; step: number; event: StreamEvent }
   | { type: "model-response"; step: number; response: Response }
   | { type: "tool-results"; step: number; results: ToolResult[] }
@@ -115,6 +117,8 @@ export interface AgentResult {
    * it whole (the Worker's task object rewrites its stored history then).
    */
   compactions: CompactionReport[];
+  /** Compactions that failed (the run went on with the history as it was), one message each. */
+  compactionErrors: string[];
 }
 
 /** Settings of {@link runAgent}. */
@@ -166,6 +170,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
   let steps = 0;
   let response: Response | undefined;
   const compactions: CompactionReport[] = [];
+  const compactionErrors: string[] = [];
   const result = (status: AgentStatus): AgentResult => ({
     status,
     messages,
@@ -173,6 +178,7 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
     steps,
     response,
     compactions,
+    compactionErrors,
   });
   let stoppedAs: AgentStatus = "paused";
   const paused = async (boundary: "model" | "tools"): Promise<boolean> => {
@@ -199,12 +205,23 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       if (await paused("model")) return result(stoppedAs);
       if (options.signal?.aborted) return result("aborted");
       if (options.compaction) {
-        const compacted = await options.compaction.prepare({
-          messages,
-          tools,
-          provider: options.provider,
-          signal: options.signal,
-        });
+        let compacted: Awaited<ReturnType<AgentCompaction["prepare"]>>;
+        try {
+          compacted = await options.compaction.prepare({
+            messages,
+            tools,
+            provider: options.provider,
+            signal: options.signal,
+          });
+        } catch (error) {
+          if (options.signal?.aborted) return result("aborted");
+          // A failed compaction (the summarizer failed or said nothing) leaves the history as it was: the
+          // run goes on and says so; a history that does not fit then fails at the provider, as it would.
+          const message = error instanceof Error ? error.message : String(error);
+          compactionErrors.push(message);
+          options.onEvent?.({ type: "compaction-failed", step: steps + 1, error: message });
+          compacted = undefined;
+        }
         if (options.signal?.aborted) return result("aborted");
         if (compacted) {
           messages = compacted.messages;
@@ -225,14 +242,16 @@ export async function runAgent(options: RunAgentOptions): Promise<AgentResult> {
       });
       options.onEvent?.({ type: "model-response", step, response });
       usage = addUsage(usage, response.usage);
-      const serverSide = options.compaction?.observe?.(response);
+      const serverSide = options.compaction?.observe?.(response, messages);
       if (serverSide) {
         compactions.push(serverSide);
         options.onEvent?.({ type: "compaction", step, report: serverSide });
       }
       messages.push(response.message);
       pending = response.message.toolCalls;
-      if (pending.length === 0) return result("done");
+      // A turn the provider paused (Anthropic's `pause_turn`, a compaction that pauses) goes on when sent
+      // again; every other turn without tool calls is the answer.
+      if (pending.length === 0 && response.stopReason !== "pause") return result("done");
     }
   } catch (error) {
     if ((ProviderError.is(error) && error.kind === "aborted") || options.signal?.aborted)

@@ -161,24 +161,30 @@ export function compaction(options: CompactionOptions = {}): AgentCompaction {
         // The count is advice: a failed count falls back to the estimate, and the report says so.
       }
     }
-    return { tokens: sumTokens(messages, estimateTokens), counted: "estimate" };
+    // The tools' schemas are part of every request (an MCP server's can be large).
+    return { tokens: sumTokens(messages, estimateTokens) + toolTokens(tools), counted: "estimate" };
   };
 
   if (options.strategy === "provider") {
-    let before: { tokens: number; counted: CompactionReport["counted"] } | undefined;
+    // Each request's count, by the history it was made for: one policy may serve several runs at once.
+    const counts = new WeakMap<object, { tokens: number; counted: CompactionReport["counted"] }>();
     return {
       async prepare({ messages, tools }) {
         const tokens = options.countTokens
           ? await options.countTokens(messages, tools)
-          : sumTokens(messages, tokensOf);
-        before = { tokens, counted: options.countTokens ? "custom" : "estimate" };
+          : sumTokens(messages, tokensOf) + toolTokens(tools);
+        counts.set(messages, { tokens, counted: options.countTokens ? "custom" : "estimate" });
         return undefined;
       },
-      observe(response) {
+      observe(response, sent) {
+        const before = sent ? counts.get(sent) : undefined;
         const blocks = response.message.native?.blocks ?? [];
         if (!blocks.some((block) => (block as { type?: unknown } | null)?.type === "compaction"))
           return undefined;
-        const after = totalInputTokens(response.usage) ?? 0;
+        // The usage counts the compaction step too (it is billed): what the compacted request itself
+        // took in is the rest, with the step's input taken as the request's count before.
+        const total = totalInputTokens(response.usage) ?? 0;
+        const after = before && total > before.tokens ? total - before.tokens : total;
         const prices = resolvePrices(options.prices ?? response.model);
         const tokensBefore = before?.tokens ?? after;
         const write = options.ttl === "1h" ? prices?.cacheWrite1h : prices?.cacheWrite5m;
@@ -221,7 +227,14 @@ export function compaction(options: CompactionOptions = {}): AgentCompaction {
       const before = await count(messages, tools, provider, signal);
       const fit = before.tokens > limit;
       if (!fit && options.costAware === false) return undefined;
-      const split = splitHistory(messages, keepTurns);
+      // What the summarizer is shown is bounded: the replaced turns are only as many as their transcript
+      // holds (a turn it could not show is kept verbatim, never dropped unseen).
+      const lines = messages.map((message) => transcriptLine(message).length + 2);
+      const split = splitHistory(messages, keepTurns, (from, to) => {
+        let length = 0;
+        for (let index = from; index < to; index++) length += lines[index]!;
+        return length <= maxTranscriptChars;
+      });
       if (!split) return undefined;
       const { head, replaced, kept } = split;
       const summarizer = options.summarizer ?? provider;
@@ -252,7 +265,7 @@ export function compaction(options: CompactionOptions = {}): AgentCompaction {
       const answer = await summarizer.complete(
         [
           { role: "system", content: options.instructions ?? DEFAULT_INSTRUCTIONS },
-          { role: "user", content: transcriptOf(replaced, maxTranscriptChars) },
+          { role: "user", content: transcriptOf(replaced) },
         ],
         [],
         { maxTokens: summaryMaxTokens, ...(signal ? { signal } : {}) },
@@ -273,7 +286,7 @@ export function compaction(options: CompactionOptions = {}): AgentCompaction {
         before.counted === "estimate"
           ? { tokens: sumTokens(compactedMessages, estimateTokens) }
           : await count(compactedMessages, tools, provider, signal);
-      const summaryCost = summaryPrices ? costOf(answer.usage, summaryPrices) : undefined;
+      const summaryCost = costOf(answer.usage, options.summarizerPrices ?? summarizer.model);
       const write = options.ttl === "1h" ? agentPrices?.cacheWrite1h : agentPrices?.cacheWrite5m;
       const report: CompactionReport = {
         strategy: "summary",
@@ -322,6 +335,8 @@ function pathCost(
 function splitHistory(
   messages: readonly MessageInput[],
   keepTurns: number,
+  /** Whether the messages in `[from, to)` may be replaced (their transcript fits). */
+  fits: (from: number, to: number) => boolean,
 ): { head: MessageInput[]; replaced: MessageInput[]; kept: MessageInput[] } | undefined {
   let headEnd = 0;
   while (headEnd < messages.length && messages[headEnd]!.role === "system") headEnd++;
@@ -337,60 +352,64 @@ function splitHistory(
   const lastAssistant = messages.findLastIndex((message) => message.role === "assistant");
   // The last assistant turn stays verbatim (its native reasoning with it).
   while (turn > 0 && starts[turn]! > lastAssistant && lastAssistant >= headEnd) turn--;
-  // No tool call may be cut from its result: move the cut before any call answered after it.
-  for (let moved = true; moved && turn > 0; ) {
-    moved = false;
-    const cut = starts[turn]!;
-    const answeredLater = new Set(
-      messages.slice(cut).flatMap((message) => listOf(message.toolResults).map((result) => result?.callId)),
-    );
-    for (let index = cut - 1; index >= headEnd; index--) {
-      if (!listOf(messages[index]!.toolCalls).some((call) => answeredLater.has(call?.id))) continue;
-      while (turn > 0 && starts[turn]! > index) turn--;
-      moved = true;
-      break;
+  for (;;) {
+    // No tool call may be cut from its result: move the cut before any call answered after it.
+    for (let moved = true; moved && turn > 0; ) {
+      moved = false;
+      const cut = starts[turn]!;
+      const answeredLater = new Set(
+        messages.slice(cut).flatMap((message) => listOf(message.toolResults).map((result) => result?.callId)),
+      );
+      for (let index = cut - 1; index >= headEnd; index--) {
+        if (!listOf(messages[index]!.toolCalls).some((call) => answeredLater.has(call?.id))) continue;
+        while (turn > 0 && starts[turn]! > index) turn--;
+        moved = true;
+        break;
+      }
     }
+    if (starts[turn]! <= headEnd) return undefined;
+    if (fits(headEnd, starts[turn]!)) break;
+    turn--;
   }
   const cut = starts[turn]!;
-  if (cut <= headEnd) return undefined;
+  // A system message among the replaced turns is kept (with the leading ones): it is instructions, not
+  // conversation.
+  const between = messages.slice(headEnd, cut);
   return {
-    head: messages.slice(0, headEnd),
-    replaced: messages.slice(headEnd, cut),
+    head: [...messages.slice(0, headEnd), ...between.filter((message) => message.role === "system")],
+    replaced: between.filter((message) => message.role !== "system"),
     kept: messages.slice(cut),
   };
 }
 
-/** The replaced turns as plain text for the summarizer, each item and the whole bounded. */
-function transcriptOf(messages: readonly MessageInput[], maxChars: number): string {
+/** One message of the summarizer's transcript: its role and text, each item clipped. */
+function transcriptLine(message: MessageInput): string {
   const clip = (text: string) =>
     text.length > MAX_ITEM_CHARS
       ? `${text.slice(0, MAX_ITEM_CHARS)} […${text.length - MAX_ITEM_CHARS} characters cut]`
       : text;
-  const lines: string[] = [];
-  let length = 0;
-  for (const [index, message] of messages.entries()) {
-    const parts: string[] = [];
-    const text = textOf(message.content);
-    if (text !== "") parts.push(clip(text));
-    for (const call of listOf(message.toolCalls))
-      parts.push(clip(`[tool call ${call?.name} ${JSON.stringify(call?.arguments ?? {})}]`));
-    for (const result of listOf(message.toolResults))
-      parts.push(
-        clip(
-          `[tool result${result?.name ? ` ${result.name}` : ""}${result?.isError ? " (error)" : ""}] ${textOf(result?.content)}`,
-        ),
-      );
-    const line = `${message.synthetic ? "summary" : message.role}: ${parts.join("\n")}`;
-    if (length + line.length > maxChars) {
-      lines.push(
-        `[…${messages.length - index} more messages cut: the transcript is limited to ${maxChars} characters]`,
-      );
-      break;
-    }
-    lines.push(line);
-    length += line.length + 2;
-  }
-  return lines.join("\n\n");
+  const parts: string[] = [];
+  const text = textOf(message.content);
+  if (text !== "") parts.push(clip(text));
+  for (const call of listOf(message.toolCalls))
+    parts.push(clip(`[tool call ${call?.name} ${JSON.stringify(call?.arguments ?? {})}]`));
+  for (const result of listOf(message.toolResults))
+    parts.push(
+      clip(
+        `[tool result${result?.name ? ` ${result.name}` : ""}${result?.isError ? " (error)" : ""}] ${textOf(result?.content)}`,
+      ),
+    );
+  return `${message.synthetic ? "summary" : message.role}: ${parts.join("\n")}`;
+}
+
+/** The replaced turns as plain text for the summarizer (`splitHistory` replaced no more than it holds). */
+function transcriptOf(messages: readonly MessageInput[]): string {
+  return messages.map(transcriptLine).join("\n\n");
+}
+
+/** The estimated tokens of the tools' definitions. */
+function toolTokens(tools: readonly ToolSpecInput[]): number {
+  return tools.length === 0 ? 0 : Math.ceil(JSON.stringify(tools).length / 4);
 }
 
 /** `message` with list fields that are lists of objects (itself when they are): what `cacheImpact` reads. */

@@ -111,7 +111,15 @@ export function anthropic(settings: AnthropicSettings): Provider {
     native: {
       origin: "anthropic",
       body: (request) => ({
-        body: { ...request.body, model, stream: request.stream },
+        // The provider's context management too, unless the client sent its own.
+        body: {
+          ...(contextManagement && request.body.context_management === undefined
+            ? { context_management: contextManagement }
+            : {}),
+          ...request.body,
+          model,
+          stream: request.stream,
+        },
         droppedBetas: [],
         warnings: [],
       }),

@@ -47,23 +47,28 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   {
     name: "one-adapter Worker (test/bench/worker.ts)",
     entry: "test/bench/worker.ts",
+    // 20.03 KB until the compaction review: Anthropic's compaction iterations billed in usage, the
+    // context management on native passthrough, `pause` for a compaction stop (measured +207 bytes);
     // 19.85 KB until issue 21's `anthropic({ contextManagement })` (server-side compaction: the body field,
     // its beta flags, the settings check; measured +180 bytes).
     // 19.8 KB until every protocol's reasoning shape was listed in one table (Gemini's among them, ~30 bytes).
-    budget: 20_030,
+    budget: 20_240,
     target: 12_000,
   },
   {
     name: "fallback Worker: 2 adapters + retry + fallback (test/bench/worker-fallback.ts)",
     entry: "test/bench/worker-fallback.ts",
+    // 32.854 KB until the compaction review (the same three, measured +206 bytes);
     // 32.67 KB until issue 21's `anthropic({ contextManagement })` (measured +184 bytes);
     // 32.65 KB until issue 19's usage of a failed native call (`NativeAnswer.usage`, ~10 bytes);
     // 32.6 KB until the reasoning-shape table (~30 bytes); 31.5 KB until issue 17 (native calls, ~1.1 KB);
     // 25.8 KB until issue 16: two protocols' part mappings and structured output (~5.3 KB).
-    budget: 32_854,
+    budget: 33_065,
     target: 24_000,
   },
-  // Every adapter, the substrate, the agent loop and zod/mini; 83.725 KB until one `bytesToBase64url`
+  // Every adapter, the substrate, the agent loop and zod/mini; 83.745 KB until the compaction review (the
+  // same three, and runAgent going on past a failed compaction or a paused turn: measured +271 bytes);
+  // 83.725 KB until one `bytesToBase64url`
   // replaced the service-account JWT's own (+20 bytes: the shared helper's name and export); 83.4 KB until issue 21's compaction hook in
   // runAgent and `contextManagement` (setting and config field; measured +325 bytes; the policy itself is
   // `modelwire/compaction`, outside this entry); 83.37 KB until issue 20's `toolOutput` (a tool
@@ -81,7 +86,7 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   // vertex() with the service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 83_745, target: 30_000 },
+  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 84_020, target: 30_000 },
 ];
 
 /** What went into a bundle and how big it came out. */

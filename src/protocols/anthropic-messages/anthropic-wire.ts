@@ -146,6 +146,11 @@ export interface AnthropicUsage {
     ephemeral_1h_input_tokens?: number | null;
   } | null;
   output_tokens_details?: { thinking_tokens?: number | null } | null;
+  /**
+   * Server-side compaction: one entry per sampling iteration (`compaction`, then `message`). The top-level
+   * counts are the last iteration's only; what the call was billed is their sum.
+   */
+  iterations?: AnthropicUsage[] | null;
   [field: string]: unknown;
 }
 

@@ -19,6 +19,8 @@ export function mapAnthropicStopReason(raw: string | null | undefined): StopReas
     case "refusal":
       return "content-filter";
     case "pause_turn":
+    // Server-side compaction with `pause_after_compaction`: the turn resumes when sent again.
+    case "compaction":
       return "pause";
     case null:
     case undefined:
