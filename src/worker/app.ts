@@ -10,10 +10,16 @@
  *   Responses routes, converted for the others);
  * - `GET|DELETE /v1/sessions/:id` (affinity pins: `routes/sessions.ts`);
  * - `POST /v1/tasks`, `GET /v1/tasks/:id`, `GET /v1/tasks/:id/events`, `POST /v1/tasks/:id/pause|resume|abort`
- *   (`routes/tasks.ts`).
+ *   (`routes/tasks.ts`);
+ * - `GET /v1/streams/:id`, `POST /v1/streams/:id/cancel`: resumable streams (`routes/streams.ts`; a
+ *   streaming request asks with `x-modelwire-resumable: 1`: `streams/resumable.ts`);
+ * - `POST /v1/evals`: an eval suite on the gateway's routes (`routes/evals.ts`);
+ * - `/v1/admin/keys…`, `GET /v1/admin/usage`: virtual keys and their usage (`routes/admin.ts`), for the
+ *   `ADMIN_TOKENS` only.
  *
- * Every route but `/health` needs `Authorization: Bearer <token>` (or `x-api-key: <token>`) matching
- * `GATEWAY_TOKENS`; with none configured the gateway refuses them all. Its own refusals (401, 413) and
+ * Every other route but `/health` needs `Authorization: Bearer <token>` (or `x-api-key: <token>`) matching
+ * `GATEWAY_TOKENS`, or a virtual key (admitted and metered by its `KeyObject`: `keys/`); with neither
+ * configured the gateway refuses them all. Its own refusals (401, 413) and
  * every failure a route throws are in the path's dialect (`dialect-errors.ts`). Upstream URLs come only
  * from the server's config.
  *
