@@ -28,6 +28,8 @@ export interface Assembled {
   thinking: string;
   signature: string;
   toolCalls: { id: string; name: string; input: unknown }[];
+  /** All input tokens (cached included) and output tokens, where the row reports usage. */
+  usage?: { input: number; output: number };
 }
 
 /** What a floor counted. */
@@ -47,20 +49,23 @@ export interface Contender {
   short: string;
   run(body: ReadableStream<Uint8Array>, stream: GeneratedStream, onFirstText?: () => void): Promise<Outcome>;
   /** Fields {@link verify} leaves alone because the client does not keep them (said in the report). */
-  unchecked?: readonly ("thinking" | "signature")[];
+  unchecked?: readonly ("thinking" | "signature" | "usage")[];
 }
 
 const API_KEY = "sk-ant-bench-0000";
 
 // The AI SDK logs a banner and call warnings to the console by default; they would interleave with the report.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
-const PROMPT = "Write the files.";
+export const PROMPT = "Write the files.";
 
-function fetchReturning(body: ReadableStream<Uint8Array>): typeof fetch {
+export function fetchReturning(
+  body: ReadableStream<Uint8Array>,
+  contentType = "text/event-stream; charset=utf-8",
+): typeof fetch {
   return (async () =>
     new Response(body, {
       status: 200,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "request-id": "req_bench" },
+      headers: { "content-type": contentType, "request-id": "req_bench" },
     })) as unknown as typeof fetch;
 }
 
@@ -123,7 +128,7 @@ const officialSdk: Contender = {
   },
 };
 
-const aiSdkTools = Object.fromEntries(
+export const aiSdkTools = Object.fromEntries(
   TOOL_NAMES.map((name) => [name, tool({ description: name, inputSchema: jsonSchema({ type: "object" }) })]),
 );
 
@@ -172,7 +177,10 @@ const aiSdk: Contender = {
  * `isText` says whether a parsed event carries text (for the first-text callback); data that is not JSON
  * (`[DONE]`) is in `sentinels` and only counted.
  */
-function jsonParseFloor(isText: (event: unknown) => boolean, sentinels: readonly string[] = []): Contender {
+export function jsonParseFloor(
+  isText: (event: unknown) => boolean,
+  sentinels: readonly string[] = [],
+): Contender {
   return {
     id: "json-floor",
     name: "floor: TextDecoder + blank-line split + JSON.parse",
@@ -215,7 +223,7 @@ function jsonParseFloor(isText: (event: unknown) => boolean, sentinels: readonly
 }
 
 /** Floor 2: a bare byte scan counting blank lines (`\n\n`). No decoding, no parsing. */
-const byteScanFloor: Contender = {
+export const byteScanFloor: Contender = {
   id: "byte-floor",
   name: "floor: bare byte scan for blank lines",
   short: "byte-scan floor",
@@ -469,4 +477,8 @@ export function verify(contender: Contender, outcome: Outcome, stream: Generated
     if (got.id !== call.id || got.name !== call.name) fail(`tool call ${index} id or name`);
     if (JSON.stringify(got.input) !== JSON.stringify(call.input)) fail(`tool call ${index} input`);
   });
+  if (expected.usage && !unchecked.includes("usage")) {
+    if (outcome.usage?.input !== expected.usage.input || outcome.usage.output !== expected.usage.output)
+      fail(`usage (${JSON.stringify(outcome.usage)} vs ${JSON.stringify(expected.usage)})`);
+  }
 }
