@@ -33,21 +33,33 @@ function errorsOf(batch) {
   return total === 0 ? "0" : `${total} (${parts.map(([count, kind]) => `${count} ${kind}`).join(", ")})`;
 }
 
+/** workerd CPU-ms per stream of a batch, with the whole batch's figure. */
+function cpuPerStream(batch) {
+  if (batch.workerdCpuMsPerStream === undefined) return "not sampled";
+  return `${batch.workerdCpuMsPerStream.toFixed(1)} ms (${Math.round(batch.workerdCpuMs)} ms / ${batch.streams})`;
+}
+
 function streamsSection(batches) {
   const lines = [
     "### a. Concurrent streams",
     "",
     "Each stream has its own prompt; the fake upstream answers 24–40 words (accents, emoji, JSON escapes) in",
     "deltas of 1–6 code points, 2 ms apart. TTFB is the time to the first body byte. The added columns are",
-    "the gateway's figure minus the direct one at the same concurrency (p50 / p99).",
+    "the gateway's figure minus the direct one at the same concurrency (p50 / p99). Concurrency 1 runs its",
+    "streams one after another. `/v1/messages` is converted (the fake upstream speaks Chat Completions only).",
+    "workerd CPU per stream: utime + stime of the workerd processes under wrangler dev, read before and after",
+    "the batch, over its streams (/proc clock ticks of 10 ms; wrangler dev's proxy, a Node process, is not in",
+    "it); on a direct row it is what workerd burnt with no gateway traffic.",
     "",
-    "| streams | path | completed | errors | text mismatches | upstream calls | TTFB p50 | TTFB p99 | total p50 | total p99 | added TTFB | added total |",
-    "|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+    "| concurrency | streams | path | completed | errors | text mismatches | upstream calls | TTFB p50 | TTFB p99 | total p50 | total p99 | added TTFB | added total | workerd CPU per stream |",
+    "|---:|---:|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
   ];
   const direct = new Map(batches.filter((b) => b.target === "direct").map((b) => [b.concurrency, b]));
   for (const batch of batches) {
     if (batch.skipped) {
-      lines.push(`| ${batch.streams} | ${batch.label} | skipped (out of time) | | | | | | | | | |`);
+      lines.push(
+        `| ${batch.concurrency} | ${batch.streams} | ${batch.label} | skipped (out of time) | | | | | | | | | | |`,
+      );
       continue;
     }
     const base = batch.target === "direct" ? undefined : direct.get(batch.concurrency);
@@ -56,7 +68,7 @@ function streamsSection(batches) {
         ? `${signed(pick(batch).p50 - pick(base).p50)} / ${signed(pick(batch).p99 - pick(base).p99)} ms`
         : "";
     lines.push(
-      `| ${batch.streams} | ${batch.label} | ${batch.completed} | ${errorsOf(batch)} | ${batch.mismatches} | ${batch.upstreamCalls} | ${ms(batch.ttfb.p50)} | ${ms(batch.ttfb.p99)} | ${ms(batch.total.p50)} | ${ms(batch.total.p99)} | ${added((b) => b.ttfb)} | ${added((b) => b.total)} |`,
+      `| ${batch.concurrency} | ${batch.streams} | ${batch.label} | ${batch.completed} | ${errorsOf(batch)} | ${batch.mismatches} | ${batch.upstreamCalls} | ${ms(batch.ttfb.p50)} | ${ms(batch.ttfb.p99)} | ${ms(batch.total.p50)} | ${ms(batch.total.p99)} | ${added((b) => b.ttfb)} | ${added((b) => b.total)} | ${cpuPerStream(batch)} |`,
     );
   }
   const examples = batches.flatMap((batch) =>

@@ -28,6 +28,8 @@ export interface Assembled {
   thinking: string;
   signature: string;
   toolCalls: { id: string; name: string; input: unknown }[];
+  /** All input tokens (cached included) and output tokens, where the row reports usage. */
+  usage?: { input: number; output: number };
 }
 
 /** What a floor counted. */
@@ -47,20 +49,23 @@ export interface Contender {
   short: string;
   run(body: ReadableStream<Uint8Array>, stream: GeneratedStream, onFirstText?: () => void): Promise<Outcome>;
   /** Fields {@link verify} leaves alone because the client does not keep them (said in the report). */
-  unchecked?: readonly ("thinking" | "signature")[];
+  unchecked?: readonly ("thinking" | "signature" | "usage")[];
 }
 
 const API_KEY = "sk-ant-bench-0000";
 
 // The AI SDK logs a banner and call warnings to the console by default; they would interleave with the report.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
-const PROMPT = "Write the files.";
+export const PROMPT = "Write the files.";
 
-function fetchReturning(body: ReadableStream<Uint8Array>): typeof fetch {
+export function fetchReturning(
+  body: ReadableStream<Uint8Array>,
+  contentType = "text/event-stream; charset=utf-8",
+): typeof fetch {
   return (async () =>
     new Response(body, {
       status: 200,
-      headers: { "content-type": "text/event-stream; charset=utf-8", "request-id": "req_bench" },
+      headers: { "content-type": contentType, "request-id": "req_bench" },
     })) as unknown as typeof fetch;
 }
 
@@ -123,7 +128,7 @@ const officialSdk: Contender = {
   },
 };
 
-const aiSdkTools = Object.fromEntries(
+export const aiSdkTools = Object.fromEntries(
   TOOL_NAMES.map((name) => [name, tool({ description: name, inputSchema: jsonSchema({ type: "object" }) })]),
 );
 
@@ -171,8 +176,16 @@ const aiSdk: Contender = {
  * Floor 1: streaming `TextDecoder`, split on blank lines, `JSON.parse` of each event's data. No assembly.
  * `isText` says whether a parsed event carries text (for the first-text callback); data that is not JSON
  * (`[DONE]`) is in `sentinels` and only counted.
+ *
+ * Each read's text is searched once: an event that spans reads is kept as pieces and joined once when its
+ * blank line comes. (Until issue 22 the floor appended every read to one string and searched it from the
+ * start, which copies a growing string on every read: harmless for small events, but quadratic in the size
+ * of one, and ~1.8× slower on the Responses stream's 0.5 MB `response.completed` — no floor at all.)
  */
-function jsonParseFloor(isText: (event: unknown) => boolean, sentinels: readonly string[] = []): Contender {
+export function jsonParseFloor(
+  isText: (event: unknown) => boolean,
+  sentinels: readonly string[] = [],
+): Contender {
   return {
     id: "json-floor",
     name: "floor: TextDecoder + blank-line split + JSON.parse",
@@ -180,7 +193,9 @@ function jsonParseFloor(isText: (event: unknown) => boolean, sentinels: readonly
     async run(body, _stream, onFirstText) {
       const decoder = new TextDecoder();
       const reader = body.getReader();
-      let buffer = "";
+      // The unfinished event's text, in pieces; whether its last piece ends with a newline.
+      const pending: string[] = [];
+      let pendingNewline = false;
       let events = 0;
       let firstText = onFirstText;
       const handle = (block: string): void => {
@@ -196,26 +211,42 @@ function jsonParseFloor(isText: (event: unknown) => boolean, sentinels: readonly
           firstText = undefined;
         }
       };
+      const take = (text: string): void => {
+        if (text === "") return;
+        let start = 0;
+        // A blank line cut between two reads: "…\n" | "\n…".
+        if (pendingNewline && text.charCodeAt(0) === 10) {
+          handle(pending.join("").slice(0, -1));
+          pending.length = 0;
+          start = 1;
+        }
+        for (let end = text.indexOf("\n\n", start); end >= 0; end = text.indexOf("\n\n", start)) {
+          const piece = text.slice(start, end);
+          if (pending.length > 0) {
+            pending.push(piece);
+            handle(pending.join(""));
+            pending.length = 0;
+          } else handle(piece);
+          start = end + 2;
+        }
+        if (start < text.length) pending.push(text.slice(start));
+        pendingNewline = pending.length > 0 && text.charCodeAt(text.length - 1) === 10;
+      };
       for (;;) {
         const { done, value } = await reader.read();
         if (done) break;
-        buffer += decoder.decode(value, { stream: true });
-        let start = 0;
-        for (let end = buffer.indexOf("\n\n"); end >= 0; end = buffer.indexOf("\n\n", start)) {
-          handle(buffer.slice(start, end));
-          start = end + 2;
-        }
-        if (start > 0) buffer = buffer.slice(start);
+        take(decoder.decode(value, { stream: true }));
       }
-      buffer += decoder.decode();
-      if (buffer.trim() !== "") handle(buffer);
+      take(decoder.decode());
+      const rest = pending.join("");
+      if (rest.trim() !== "") handle(rest);
       return { kind: "counted", events };
     },
   };
 }
 
 /** Floor 2: a bare byte scan counting blank lines (`\n\n`). No decoding, no parsing. */
-const byteScanFloor: Contender = {
+export const byteScanFloor: Contender = {
   id: "byte-floor",
   name: "floor: bare byte scan for blank lines",
   short: "byte-scan floor",
@@ -469,4 +500,8 @@ export function verify(contender: Contender, outcome: Outcome, stream: Generated
     if (got.id !== call.id || got.name !== call.name) fail(`tool call ${index} id or name`);
     if (JSON.stringify(got.input) !== JSON.stringify(call.input)) fail(`tool call ${index} input`);
   });
+  if (expected.usage && !unchecked.includes("usage")) {
+    if (outcome.usage?.input !== expected.usage.input || outcome.usage.output !== expected.usage.output)
+      fail(`usage (${JSON.stringify(outcome.usage)} vs ${JSON.stringify(expected.usage)})`);
+  }
 }

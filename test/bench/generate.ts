@@ -26,6 +26,8 @@ export interface ExpectedResult {
   thinking: string;
   signature: string;
   toolCalls: ExpectedToolCall[];
+  /** Token usage the stream reports, where checked: all input tokens (cached included) and output tokens. */
+  usage?: { input: number; output: number };
 }
 
 /** A generated stream. */
@@ -116,21 +118,21 @@ function sse(type: string, data: string): string {
 
 const PING = sse("ping", '{"type": "ping"}');
 
-function randomId(random: Random, length: number): string {
+export function randomId(random: Random, length: number): string {
   const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
   let id = "";
   for (let i = 0; i < length; i++) id += alphabet[random.int(0, alphabet.length - 1)];
   return id;
 }
 
-function randomSignature(random: Random): string {
+export function randomSignature(random: Random): string {
   const bytes = new Uint8Array(random.int(400, 700));
   for (let i = 0; i < bytes.length; i++) bytes[i] = random.int(0, 255);
   return Buffer.from(bytes).toString("base64");
 }
 
 /** Splits text into pieces of `min`..`max` UTF-16 units without cutting a surrogate pair. */
-function pieces(random: Random, text: string, min: number, max: number): string[] {
+export function pieces(random: Random, text: string, min: number, max: number): string[] {
   const out: string[] = [];
   let start = 0;
   while (start < text.length) {
@@ -143,13 +145,13 @@ function pieces(random: Random, text: string, min: number, max: number): string[
   return out;
 }
 
-function words(random: Random, count: number): string {
+export function words(random: Random, count: number): string {
   let text = "";
   for (let i = 0; i < count; i++) text += random.pick(TOKENS);
   return text;
 }
 
-function toolInput(random: Random, index: number, approxChars: number): Record<string, unknown> {
+export function toolInput(random: Random, index: number, approxChars: number): Record<string, unknown> {
   const lines: string[] = [];
   let length = 0;
   while (length < approxChars) {

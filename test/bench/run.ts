@@ -3,8 +3,10 @@
  * one process, and the bundle sizes. Prints markdown to stdout (progress goes to stderr).
  *
  * Scenarios: (a) throughput on a generated ~8 MiB Anthropic stream; (e) the same for an OpenAI Chat
- * Completions stream (the `openai` package as the official SDK; printed after (a)); (b) first text event;
- * (c) peak live heap; (d) bundle sizes. `--only` ids are shared: `sdk` is the official SDK of the scenario.
+ * Completions stream (the `openai` package as the official SDK; printed after (a)); (f) an OpenAI Responses
+ * stream; (g) a Bedrock ConverseStream (AWS event-stream frames; no official SDK row); (b) first text event;
+ * (c) peak live heap; (d) bundle sizes. `--only` ids are shared: `sdk` is the official SDK of the scenario,
+ * `json-floor` / `byte-floor` its two floors.
  *
  * Method: rows run side by side in rounds; each round rotates the order, so no row always runs first
  * (cold) or last (after the others' garbage). Warm-up rounds are verified but not timed; a forced GC
@@ -12,7 +14,7 @@
  * Medians with the interquartile range; ratios are the median of per-round ratios (both runs in the same
  * round), which cancels most of the drift of a noisy machine.
  *
- *   node --expose-gc test/bench/run.ts [--scenarios=a,e,b,c,d] [--only=modelwire,sdk,ai-sdk,json-floor,byte-floor]
+ *   node --expose-gc test/bench/run.ts [--scenarios=a,e,f,g,b,c,d] [--only=modelwire,sdk,ai-sdk,json-floor,byte-floor]
  *                                      [--reps=7] [--warmup=2] [--memory-reps=3]
  *
  * For a CPU profile of one row: `node --expose-gc --cpu-prof --cpu-prof-dir=/tmp/prof test/bench/run.ts
@@ -25,6 +27,7 @@ import { parseArgs } from "node:util";
 import { chunkedBody, heldBody } from "./body.ts";
 import { BUNDLE_TARGETS, measureBundle } from "./bundle.ts";
 import { CONTENDERS, type Contender, openAIChatContenders, verify } from "./contenders.ts";
+import { BEDROCK_CONTENDERS, RESPONSES_CONTENDERS } from "./contenders-responses-bedrock.ts";
 import {
   chunkSizes,
   type GeneratedStream,
@@ -32,6 +35,8 @@ import {
   generateOpenAIChatStream,
   splitCharacters,
 } from "./generate.ts";
+import { generateBedrockConverseStream } from "./generate-bedrock.ts";
+import { generateOpenAIResponsesStream } from "./generate-responses.ts";
 import { fixed, markdownTable, pairedRatio, summarize, withIqr } from "./stats.ts";
 
 const gc = globalThis.gc;
@@ -43,7 +48,7 @@ const collect: () => void = gc;
 
 const { values: args } = parseArgs({
   options: {
-    scenarios: { type: "string", default: "a,e,b,c,d" },
+    scenarios: { type: "string", default: "a,e,f,g,b,c,d" },
     only: { type: "string" },
     reps: { type: "string", default: "7" },
     warmup: { type: "string", default: "2" },
@@ -62,6 +67,8 @@ const MAX_CHUNK = 4096;
 const MiB = 1024 * 1024;
 const THROUGHPUT_SHAPE = { targetBytes: 8 * MiB, thinkingShare: 0.2, toolShare: 0.25, toolCalls: 6 };
 const OPENAI_CHAT_SHAPE = { targetBytes: 8 * MiB, reasoningShare: 0.2, toolShare: 0.25, toolCalls: 2 };
+const OPENAI_RESPONSES_SHAPE = { targetBytes: 8 * MiB, reasoningShare: 0.2, toolShare: 0.25, toolCalls: 3 };
+const BEDROCK_SHAPE = { targetBytes: 8 * MiB, reasoningShare: 0.2, toolShare: 0.25, toolCalls: 4 };
 const MEMORY_SHAPE = { ...THROUGHPUT_SHAPE, targetBytes: 4 * MiB };
 const LATENCY_SHAPE = { targetBytes: 64 * 1024, thinkingShare: 0, toolShare: 0.3, toolCalls: 1 };
 /** How long the latency scenario holds the second read before giving up on the first text event. */
@@ -103,6 +110,8 @@ function describeStream(label: string, stream: GeneratedStream, sizes: Uint32Arr
 interface ThroughputSetup {
   /** Scenario letter, for progress lines. */
   label: string;
+  /** Heading of the floor ratio column (default "× JSON.parse floor"). */
+  floorColumn?: string;
   heading: string;
   /** Says what the stream is and what was checked; the rounds are added. */
   description: string;
@@ -138,7 +147,14 @@ async function measureThroughput(setup: ThroughputSetup): Promise<number | undef
   const sdk = contenders.find((contender) => contender.id === "sdk");
   const modelwire = contenders.find((contender) => contender.id === "modelwire");
   const rows = [
-    ["Row", "MB/s median (IQR)", "ms median", "× JSON.parse floor", "× official SDK", "× modelwire"],
+    [
+      "Row",
+      "MB/s median (IQR)",
+      "ms median",
+      setup.floorColumn ?? "× JSON.parse floor",
+      "× official SDK",
+      "× modelwire",
+    ],
     ...contenders.map((contender) => {
       const speed = speeds.get(contender)!;
       const ratio = (reference: Contender | undefined): string =>
@@ -211,6 +227,75 @@ async function openAIChatThroughput(): Promise<number | undefined> {
     stream,
     sizes,
     rows,
+  });
+}
+
+/** What a generated stream's tool calls carry, for the descriptions. */
+function toolChars(stream: GeneratedStream): number {
+  return stream.expected.toolCalls.reduce((sum, call) => sum + JSON.stringify(call.input).length, 0);
+}
+
+/** Rows of a scenario after `--only`. */
+function selected(rows: readonly Contender[]): Contender[] {
+  return rows.filter((contender) => !only || only.includes(contender.id));
+}
+
+async function openAIResponsesThroughput(): Promise<number | undefined> {
+  const stream = generateOpenAIResponsesStream({ seed: SEED + 7, ...OPENAI_RESPONSES_SHAPE });
+  const sizes = chunkSizes(SEED + 8, stream.bytes.length, MAX_CHUNK);
+  const description =
+    `Stream: ${stream.bytes.length.toLocaleString("en")} bytes, ${stream.events.toLocaleString("en")} ` +
+    "events (`event:` + `data:` lines with `sequence_number`: `response.created`, `in_progress`, a reasoning " +
+    `item with ${stream.expected.thinking.length.toLocaleString("en")} chars of summary in ` +
+    "`reasoning_summary_text.delta` pieces and a " +
+    `${stream.expected.signature.length.toLocaleString("en")}-char \`encrypted_content\`, a message item with ` +
+    `${stream.expected.text.length.toLocaleString("en")} chars in small \`output_text.delta\` pieces, ` +
+    `${stream.expected.toolCalls.length} function calls with ${toolChars(stream).toLocaleString("en")} chars ` +
+    "of `arguments` in `function_call_arguments.delta` pieces, every part and item closed by `.done` events " +
+    "repeating its text, and `response.completed` carrying all the output items and the usage), in " +
+    `${sizes.length.toLocaleString("en")} chunks of 1–${MAX_CHUNK} bytes; ` +
+    `${splitCharacters(stream.bytes, sizes)} chunk boundaries split a UTF-8 character. Every result checked ` +
+    "equal to what was generated (text, reasoning summary, `encrypted_content`, call ids, names and " +
+    "arguments, input and output tokens; event count for the floors). modelwire and `openai` take the final " +
+    "items from `response.completed`, as the API means them to; the AI SDK's text and tool calls come from " +
+    "its deltas and `.done` events.";
+  return measureThroughput({
+    label: "f",
+    heading: "## (f) Throughput: assemble a generated ~8 MiB OpenAI Responses stream",
+    description,
+    stream,
+    sizes,
+    rows: selected(RESPONSES_CONTENDERS),
+  });
+}
+
+async function bedrockThroughput(): Promise<number | undefined> {
+  const stream = generateBedrockConverseStream({ seed: SEED + 9, ...BEDROCK_SHAPE });
+  const sizes = chunkSizes(SEED + 10, stream.bytes.length, MAX_CHUNK);
+  const description =
+    `Body: ${stream.bytes.length.toLocaleString("en")} bytes, ${stream.events.toLocaleString("en")} AWS ` +
+    "event-stream frames encoded with `@smithy/eventstream-codec` (`:event-type`, `:content-type`, " +
+    "`:message-type` headers; JSON payloads with the service's random-length `p` padding): `messageStart`, " +
+    `a reasoning block of ${stream.expected.thinking.length.toLocaleString("en")} chars in ` +
+    `\`reasoningContent.text\` deltas and a ${stream.expected.signature.length}-char signature delta, ` +
+    `${stream.expected.text.length.toLocaleString("en")} chars of text in small \`text\` deltas, ` +
+    `${stream.expected.toolCalls.length} \`toolUse\` blocks with ${toolChars(stream).toLocaleString("en")} ` +
+    "chars of input JSON in 1–24-char pieces, `contentBlockStop`s, `messageStop` and `metadata` with the " +
+    `usage), in ${sizes.length.toLocaleString("en")} chunks of 1–${MAX_CHUNK} bytes; ` +
+    `${splitCharacters(stream.bytes, sizes)} chunk boundaries split a UTF-8 character. Every result checked ` +
+    "equal to what was generated (text, reasoning, signature, tool ids, names and inputs, input and output " +
+    "tokens; frame count for the floors). No official SDK row: `@aws-sdk/client-bedrock-runtime` is not a " +
+    "devDependency. The decoding floor cuts frames by their length prefix and has `@smithy/eventstream-codec` " +
+    "decode each (CRC32s, headers), then one `JSON.parse` per payload; the frame-scan floor only hops from " +
+    "length prefix to length prefix.";
+  return measureThroughput({
+    label: "g",
+    heading: "## (g) Throughput: assemble a generated ~8 MiB Bedrock ConverseStream",
+    floorColumn: "× decoding floor",
+    description,
+    stream,
+    sizes,
+    rows: selected(BEDROCK_CONTENDERS),
   });
 }
 
@@ -436,6 +521,26 @@ if (scenarios.has("e")) {
   if (ratio !== undefined) {
     targets.push([
       "openai-chat assembly ≥ 0.8× the JSON.parse floor's throughput",
+      `${fixed(ratio, 3)}×`,
+      ratio >= 0.8 ? "yes" : "no",
+    ]);
+  }
+}
+if (scenarios.has("f")) {
+  const ratio = await openAIResponsesThroughput();
+  if (ratio !== undefined) {
+    targets.push([
+      "openai-responses assembly ≥ 0.8× the JSON.parse floor's throughput",
+      `${fixed(ratio, 3)}×`,
+      ratio >= 0.8 ? "yes" : "no",
+    ]);
+  }
+}
+if (scenarios.has("g")) {
+  const ratio = await bedrockThroughput();
+  if (ratio !== undefined) {
+    targets.push([
+      "bedrock-converse assembly ≥ 0.8× the decoding floor's throughput (eventstream-codec + JSON.parse)",
       `${fixed(ratio, 3)}×`,
       ratio >= 0.8 ? "yes" : "no",
     ]);
