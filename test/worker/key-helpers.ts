@@ -5,6 +5,7 @@
 import { env } from "cloudflare:workers";
 import { expect } from "vitest";
 import type { CreateWorkerOptions, WorkerEnv } from "../../src/worker/app.ts";
+import type { UsageLine } from "../../src/worker/keys/usage-rows.ts";
 import {
   anthropicEvents,
   anthropicFrames,
@@ -83,23 +84,8 @@ export interface KeyStateAnswer {
   spend?: { period: string; usd: number; inFlightUsd: number };
 }
 
-/** One line of `GET /v1/admin/usage`. */
-export interface UsageLine {
-  key?: string;
-  name?: string;
-  route?: string;
-  model?: string;
-  requests: number;
-  errors: number;
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  reasoningTokens: number;
-  costUsd: number;
-  unpriced: number;
-  unreported: number;
-}
+/** One line of `GET /v1/admin/usage` (the gateway's own type: the answer is its JSON). */
+export type { UsageLine };
 
 /** `GET /v1/admin/usage`'s answer. */
 export interface UsageAnswer {
