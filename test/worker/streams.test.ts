@@ -77,6 +77,17 @@ const slowAnthropic: UpstreamHandler = (call) =>
     ),
   );
 
+/**
+ * An upstream that sends Anthropic's first frames (message_start, a text block's start, a ping, one delta
+ * of `text`) and then nothing more until the call is aborted.
+ */
+const hangingAfterContent =
+  (text: string): UpstreamHandler =>
+  (call) =>
+    sseResponse(
+      streamBody(anthropicFrames(anthropicEvents([text])).slice(0, 4), { end: "hang", signal: call.signal }),
+    );
+
 const RESUMABLE = { "x-modelwire-resumable": "1" };
 const user = [{ role: "user", content: "count to ten" }];
 const ENDPOINTS: [path: string, body: Record<string, unknown>, terminal: (frames: SseFrame[]) => boolean][] =
@@ -166,14 +177,7 @@ describe("resumable streams", () => {
   });
 
   it("cancel stops the upstream call (it sees the abort) and the log ends with the dialect's error", async () => {
-    const g = await streamGateway((call) =>
-      sseResponse(
-        streamBody(anthropicFrames(anthropicEvents(["only "])).slice(0, 4), {
-          end: "hang",
-          signal: call.signal,
-        }),
-      ),
-    );
+    const g = await streamGateway(hangingAfterContent("only "));
     const id = await g.prepare();
     const first = await g.call("/v1/chat/completions", {
       json: { model: "claude", stream: true, messages: user },
@@ -297,14 +301,7 @@ describe("resumable streams", () => {
   });
 
   it("a reader following live through a cancel gets every last event (the log's end, not the status, ends it)", async () => {
-    const g = await streamGateway((call) =>
-      sseResponse(
-        streamBody(anthropicFrames(anthropicEvents(["only "])).slice(0, 4), {
-          end: "hang",
-          signal: call.signal,
-        }),
-      ),
-    );
+    const g = await streamGateway(hangingAfterContent("only "));
     const id = await g.prepare();
     const first = await g.call("/v1/responses", {
       json: { model: "claude", stream: true, input: "hi" },
@@ -356,11 +353,7 @@ describe("resumable streams", () => {
   });
 
   it("the backstop alarm ends a stream whose run is gone, even if nobody reads it", async () => {
-    const g = await streamGateway((call) =>
-      sseResponse(
-        streamBody(anthropicFrames(anthropicEvents(["a"])).slice(0, 4), { end: "hang", signal: call.signal }),
-      ),
-    );
+    const g = await streamGateway(hangingAfterContent("a"));
     const id = await g.prepare();
     await readEvents(
       await g.call("/v1/stream", { json: { route: "claude", messages: user }, headers: RESUMABLE }),
@@ -378,11 +371,7 @@ describe("resumable streams", () => {
   });
 
   it("past 32 readers the oldest is closed to make room, never a 429", async () => {
-    const g = await streamGateway((call) =>
-      sseResponse(
-        streamBody(anthropicFrames(anthropicEvents(["a"])).slice(0, 4), { end: "hang", signal: call.signal }),
-      ),
-    );
+    const g = await streamGateway(hangingAfterContent("a"));
     const id = await g.prepare();
     await readEvents(
       await g.call("/v1/stream", { json: { route: "claude", messages: user }, headers: RESUMABLE }),
