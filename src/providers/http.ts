@@ -121,6 +121,11 @@ export async function post(request: PostRequest): Promise<globalThis.Response> {
 /**
  * `response` with a body that fails with the error `onIdle` returns when no bytes arrive for `idleMs`
  * (the upstream request is aborted by it). `done` runs once when the body ends, fails or is cancelled.
+ *
+ * One timer serves the whole body, not one per read: it is armed when a read starts and none is running,
+ * and when it fires it looks at how long the pending read has waited — failing the body if that is
+ * `idleMs`, arming itself for the rest otherwise, stopping if no read is pending. A read costs a clock
+ * reading instead of a timer and a race.
  */
 function withIdleDeadline(
   response: globalThis.Response,
@@ -135,35 +140,51 @@ function withIdleDeadline(
   }
   const reader = source.getReader();
   let finished = false;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  /** When the pending read started (`Date.now()`); undefined while no read is pending. */
+  let waitingSince: number | undefined;
   const finish = () => {
     if (finished) return;
     finished = true;
+    clearTimeout(timer);
     done();
+  };
+  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+    finish();
+    reader.cancel(error).catch(() => {});
+    controller.error(error);
+  };
+  let output: ReadableStreamDefaultController<Uint8Array>;
+  const check = () => {
+    timer = undefined;
+    if (finished || waitingSince === undefined) return;
+    const waited = Date.now() - waitingSince;
+    if (waited < idleMs) timer = setTimeout(check, idleMs - waited);
+    else fail(output, onIdle());
   };
   const body = new ReadableStream<Uint8Array>(
     {
-      async pull(controller) {
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        let idle: ProviderError | undefined;
-        const quiet = new Promise<never>((_, reject) => {
-          timer = setTimeout(() => {
-            idle = onIdle();
-            reject(idle);
-          }, idleMs);
-        });
-        try {
-          const { done: ended, value } = await Promise.race([reader.read(), quiet]);
-          if (ended) {
-            finish();
-            controller.close();
-          } else controller.enqueue(value);
-        } catch (error) {
-          finish();
-          reader.cancel(idle ?? error).catch(() => {});
-          controller.error(idle ?? error);
-        } finally {
-          clearTimeout(timer);
-        }
+      start(controller) {
+        output = controller;
+      },
+      pull(controller) {
+        waitingSince = Date.now();
+        timer ??= setTimeout(check, idleMs);
+        return reader.read().then(
+          ({ done: ended, value }) => {
+            waitingSince = undefined;
+            // The deadline passed while the read was pending: the body has already failed.
+            if (finished) return;
+            if (ended) {
+              finish();
+              controller.close();
+            } else controller.enqueue(value);
+          },
+          (error: unknown) => {
+            waitingSince = undefined;
+            if (!finished) fail(controller, error);
+          },
+        );
       },
       cancel(reason) {
         finish();
