@@ -4,6 +4,7 @@ import type { Response } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
 import { deliverBatches, eventObject, malformedEvent, pushText } from "../deliver-batches.ts";
+import { JSON_INDEX, JSON_STRING, jsonStringValue } from "../json-shape.ts";
 import { mergeUnknownDelta } from "../merge-unknown-delta.ts";
 import { PieceBuffer } from "../piece-buffer.ts";
 import { ToolCallTracker, toolCallFrom } from "../tool-call-tracker.ts";
@@ -11,6 +12,11 @@ import type { AnthropicBlock, AnthropicMessage, AnthropicStreamEvent } from "./a
 import { mapAnthropicError } from "./map-anthropic-error.ts";
 import { mapAnthropicUsage, mergeAnthropicUsage } from "./map-anthropic-usage.ts";
 import { type AnthropicResponseContext, parseAnthropicResponse } from "./parse-anthropic-response.ts";
+
+/** A `content_block_delta` event as the API writes it (see `applyData`): index, delta type and member, contents. */
+const DELTA_EVENT = new RegExp(
+  `^\\{"type":"content_block_delta","index":${JSON_INDEX},"delta":\\{"type":"(text_delta","text|thinking_delta","thinking|input_json_delta","partial_json)":"${JSON_STRING}"\\}\\}$`,
+);
 
 /**
  * The Messages stream state machine: one parsed event in, neutral events out, and at the end the same
@@ -174,18 +180,14 @@ export class AnthropicStreamAssembler {
         const field = delta.type === "text_delta" ? "text" : "thinking";
         const text = String(delta[field] ?? "");
         // A text block's text, a thinking block's thinking; the other field, should a block get it, merged.
-        const pieces = block.type === field ? this.#pending[index] : undefined;
-        if (pieces !== undefined) pieces.push(text);
-        else this.#merge(index, block, delta);
-        if (text !== "") pushText(out, field === "text" ? "text-delta" : "reasoning-delta", text);
+        if (!this.#piece(index, field, text, out)) {
+          this.#merge(index, block, delta);
+          if (text !== "") pushText(out, field === "text" ? "text-delta" : "reasoning-delta", text);
+        }
         return;
       }
       case "input_json_delta":
-        this.#tools.append(
-          this.#tools.get(index) ?? this.#tools.open(index),
-          String(delta.partial_json ?? ""),
-          out,
-        );
+        this.#inputPiece(index, String(delta.partial_json ?? ""), out);
         return;
       case "citations_delta":
         // One `citation` per delta; the block holds them all as `citations`.
@@ -196,6 +198,43 @@ export class AnthropicStreamAssembler {
         // types this version does not know (compaction_delta: its `content` onto the block's `null`).
         this.#merge(index, block, delta);
     }
+  }
+
+  /**
+   * A piece of a text block's text or a thinking block's thinking (`field` names which): held, and sent
+   * on as a delta. False, with nothing done, when block `index` is not of that type (or not started).
+   */
+  #piece(index: number, field: "text" | "thinking", text: string, out: StreamEvent[]): boolean {
+    const pieces = this.#blocks[index]?.type === field ? this.#pending[index] : undefined;
+    if (pieces === undefined) return false;
+    pieces.push(text);
+    if (text !== "") pushText(out, field === "text" ? "text-delta" : "reasoning-delta", text);
+    return true;
+  }
+
+  /** A piece of a block's input JSON (`input_json_delta`). */
+  #inputPiece(index: number, json: string, out: StreamEvent[]): void {
+    this.#tools.append(this.#tools.get(index) ?? this.#tools.open(index), json, out);
+  }
+
+  /**
+   * Applies a `content_block_delta` event read straight from its JSON text when it has the exact shape the
+   * API writes — `{"type":"content_block_delta","index":N,"delta":{"type":"text_delta","text":"…"}}`, or
+   * `thinking_delta` / `thinking`, `input_json_delta` / `partial_json` — to a block started with that
+   * type. True when applied; false, with nothing done, for anything else (the caller parses the event).
+   */
+  applyData(data: string, out: StreamEvent[]): boolean {
+    const match = DELTA_EVENT.exec(data);
+    if (match === null) return false;
+    const index = Number(match[1]);
+    const text = jsonStringValue(match[3]!);
+    if (text === undefined) return false;
+    // The delta type and member, told apart by their second letter: te(xt), th(inking), in(put_json).
+    const kind = match[2]!.charCodeAt(1);
+    if (kind !== 110) return this.#piece(index, kind === 101 ? "text" : "thinking", text, out);
+    if (this.#blocks[index] === undefined) return false;
+    this.#inputPiece(index, text, out);
+    return true;
   }
 
   /** Merges a delta into its block by the rule of `mergeUnknownDelta`; what it replaced is a warning. */
@@ -254,6 +293,7 @@ export function assembleAnthropicStream(
 ): AsyncGenerator<StreamEvent, void, undefined> {
   const assembler = new AnthropicStreamAssembler(context);
   return deliverBatches(events, assembler, (sse, out) => {
+    if (assembler.applyData(sse.data, out)) return;
     const event = eventObject<AnthropicStreamEvent>(sse.data, sse.event, context);
     if (event !== undefined) assembler.apply(event, out);
   });

@@ -4,6 +4,13 @@ import type { Response } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
 import { deliverBatches, eventObject, pushText } from "../deliver-batches.ts";
+import {
+  JSON_COUNT,
+  JSON_INDEX,
+  JSON_STRING,
+  JSON_STRING_UNCAPTURED,
+  jsonStringValue,
+} from "../json-shape.ts";
 import { PieceBuffer } from "../piece-buffer.ts";
 import { TextToolCallScanner } from "../text-tool-calls/index.ts";
 import { type StreamedToolCall, ToolCallTracker } from "../tool-call-tracker.ts";
@@ -40,6 +47,22 @@ export function assembleOpenAIChatStream(
   const assembler = new OpenAIChatStreamAssembler(context);
   return deliverBatches(events, assembler, (sse, out) => assembler.apply(sse, out));
 }
+
+/**
+ * A Chat Completions chunk as servers write the bulk of a stream (see `#applyData`): the envelope members
+ * in any order, then one choice of index 0 with a delta of one text member (name: group 1, contents: 2)
+ * or of one tool call's index (3) and argument text (4), no finish reason, and `usage: null` or
+ * OpenAI's `obfuscation` padding or neither.
+ */
+const CHUNK_DATA = new RegExp(
+  [
+    `^\\{(?:"(?:id|object|model|system_fingerprint|service_tier|provider)":"${JSON_STRING_UNCAPTURED}",|"created":${JSON_COUNT},)*`,
+    String.raw`"choices":\[\{"index":0,"delta":\{(?:"(content|reasoning_content|reasoning)":"${JSON_STRING}"`,
+    String.raw`|"tool_calls":\[\{"index":${JSON_INDEX},"function":\{"arguments":"${JSON_STRING}"\}\}\])\}`,
+    String.raw`(?:,"logprobs":null)?,"finish_reason":null\}\](?:,"usage":null)?`,
+    String.raw`(?:,"obfuscation":"[A-Za-z0-9+/=_-]*")?\}$`,
+  ].join(""),
+);
 
 /** The Chat Completions stream state machine behind {@link assembleOpenAIChatStream}. */
 class OpenAIChatStreamAssembler {
@@ -81,6 +104,7 @@ class OpenAIChatStreamAssembler {
       this.stopped = true;
       return;
     }
+    if (sse.event === undefined && this.#applyData(sse.data, out)) return;
     const chunk = eventObject<OpenAIChatChunk>(sse.data, sse.event, this.context);
     if (chunk === undefined) return;
     if (chunk.error || sse.event === "error") throw this.#fail(chunk);
@@ -101,17 +125,8 @@ class OpenAIChatStreamAssembler {
     const delta = choice?.delta;
     if (delta) {
       const reasoning = delta.reasoning_content ?? delta.reasoning;
-      if (typeof reasoning === "string" && reasoning !== "") {
-        this.#reasoning.push(reasoning);
-        pushText(out, "reasoning-delta", reasoning);
-      }
-      if (typeof delta.content === "string" && delta.content !== "") {
-        if (this.#scanner) this.#released(this.#scanner.push(delta.content), out);
-        else {
-          this.#content.push(delta.content);
-          pushText(out, "text-delta", delta.content);
-        }
-      }
+      if (typeof reasoning === "string") this.#reasoningPiece(reasoning, out);
+      if (typeof delta.content === "string") this.#contentPiece(delta.content, out);
       if (typeof delta.refusal === "string") this.#refusal.push(delta.refusal);
       if (Array.isArray(delta.tool_calls))
         for (const toolDelta of delta.tool_calls) this.#toolDelta(toolDelta, out);
@@ -120,6 +135,43 @@ class OpenAIChatStreamAssembler {
       this.#finishReason = choice.finish_reason;
       this.stopped = true;
       this.#endCalls(out);
+    }
+  }
+
+  /**
+   * Applies a chunk read straight from its JSON text when it has the exact shape a server writes for the
+   * bulk of a stream — the envelope (`id`, `object`, `created`, `model`, `system_fingerprint`,
+   * `service_tier`, `provider`), one choice of index 0 whose delta holds only `content`,
+   * `reasoning_content` or `reasoning`, or one tool call's `index` and `function.arguments`, no finish
+   * reason, `usage: null` or none — and the envelope's id and model were already taken from an earlier
+   * chunk (only the first one's count). True when applied; false, with nothing done, for anything else.
+   */
+  #applyData(data: string, out: StreamEvent[]): boolean {
+    if (this.#id === undefined || this.#model === undefined) return false;
+    const match = CHUNK_DATA.exec(data);
+    if (match === null) return false;
+    const piece = jsonStringValue(match[2] ?? match[4]!);
+    if (piece === undefined) return false;
+    if (match[1] === "content") this.#contentPiece(piece, out);
+    else if (match[1] !== undefined) this.#reasoningPiece(piece, out);
+    else this.#argumentsPiece(Number(match[3]), piece, out);
+    return true;
+  }
+
+  /** A piece of reasoning text (`reasoning_content`, `reasoning`): held, and sent on. */
+  #reasoningPiece(piece: string, out: StreamEvent[]): void {
+    if (piece === "") return;
+    this.#reasoning.push(piece);
+    pushText(out, "reasoning-delta", piece);
+  }
+
+  /** A piece of the answer's text: held and sent on, or to the text tool-call scanner first. */
+  #contentPiece(piece: string, out: StreamEvent[]): void {
+    if (piece === "") return;
+    if (this.#scanner) this.#released(this.#scanner.push(piece), out);
+    else {
+      this.#content.push(piece);
+      pushText(out, "text-delta", piece);
     }
   }
 
@@ -194,12 +246,7 @@ class OpenAIChatStreamAssembler {
 
   #toolDelta(delta: OpenAIChatToolCallDelta, out: StreamEvent[]): void {
     const key = this.#keyOf(delta);
-    this.#lastKey = key;
-    let call = this.#tools.get(key);
-    if (call === undefined) {
-      call = this.#tools.open(key);
-      this.#wireCalls.push(call);
-    }
+    const call = this.#callOf(key);
     if (typeof delta.id === "string" && delta.id !== "" && call.id === "") {
       call.id = delta.id;
       this.#keysById.set(delta.id, key);
@@ -207,8 +254,28 @@ class OpenAIChatStreamAssembler {
     const name = delta.function?.name;
     if (typeof name === "string" && name !== "" && call.name === "") call.name = name;
     const piece = delta.function?.arguments;
-    if (typeof piece === "string") this.#tools.append(call, piece, out);
-    // Pieces before the name are held, and go out with the start.
+    this.#appendArguments(call, typeof piece === "string" ? piece : "", out);
+  }
+
+  /** A piece of the arguments of the call at wire index `key` (a delta with nothing else in it). */
+  #argumentsPiece(key: number, piece: string, out: StreamEvent[]): void {
+    this.#appendArguments(this.#callOf(key), piece, out);
+  }
+
+  /** The call a tool-call delta continues (opened when new); it becomes where an unindexed delta goes. */
+  #callOf(key: number): StreamedToolCall {
+    this.#lastKey = key;
+    let call = this.#tools.get(key);
+    if (call === undefined) {
+      call = this.#tools.open(key);
+      this.#wireCalls.push(call);
+    }
+    return call;
+  }
+
+  /** Adds argument text to `call`; pieces before its name are held, and go out with the start. */
+  #appendArguments(call: StreamedToolCall, piece: string, out: StreamEvent[]): void {
+    this.#tools.append(call, piece, out);
     if (call.name !== "" && call.position === undefined) this.#start(call, out);
   }
 

@@ -1,0 +1,191 @@
+/**
+ * The JSON-shape fast paths of the Anthropic and Chat Completions stream assemblers (src/protocols/
+ * json-shape.ts): an event they read without `JSON.parse` must give exactly what parsing it gives, and
+ * anything else — malformed JSON included — must fall through to the parse. Each run assembles a random
+ * stream twice: as sent, and with every event's data behind one leading space, which JSON ignores and the
+ * fast patterns (anchored at `{`) never match. Events, final response and error must be the same.
+ */
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { StreamEvent } from "../../src/core/stream-event.ts";
+import { assembleAnthropicStream } from "../../src/protocols/anthropic-messages/assemble-anthropic-stream.ts";
+import { assembleOpenAIChatStream } from "../../src/protocols/openai-chat/assemble-openai-chat-stream.ts";
+import { openAIChatEndpointProfile } from "../../src/providers/openai-chat.ts";
+import type { SseEvent } from "../../src/wire/sse.ts";
+
+type Assemble = (events: AsyncIterable<SseEvent[]>) => AsyncGenerator<StreamEvent, void, undefined>;
+
+async function outcome(assemble: Assemble, batches: SseEvent[][]) {
+  async function* reads() {
+    for (const batch of batches) yield batch.map((event) => ({ ...event }));
+  }
+  const events: StreamEvent[] = [];
+  try {
+    for await (const event of assemble(reads())) events.push(event);
+    return { events: JSON.stringify(events) };
+  } catch (error) {
+    const { kind, message } = error as { kind?: string; message?: string };
+    return { events: JSON.stringify(events), error: { kind, message } };
+  }
+}
+
+/** Pieces of text that stress JSON strings: quotes, escapes, control characters, surrogates. */
+const textArb = fc.string({
+  unit: fc.oneof(
+    fc.constantFrom('"', "\\", "\n", "\t", "\u0000", "\u001f", "\u2028", "/", "é", "😀", "\ud800", "u", "}"),
+    fc.string({ minLength: 1, maxLength: 1 }),
+  ),
+  maxLength: 12,
+});
+
+/** A serialised event, or that text with one character inserted, removed or replaced. */
+function mutated(dataArb: fc.Arbitrary<string>): fc.Arbitrary<string> {
+  const junk = fc.constantFrom('"', "\\", " ", "0", "1", "}", "{", ",", "\u0001", "x", "\\u00", "\\x");
+  return fc.oneof(
+    { weight: 3, arbitrary: dataArb },
+    // Numbers JSON does not write: a leading zero, a sign, a fraction.
+    fc
+      .tuple(dataArb, fc.constantFrom("0", "-", "+"), fc.constantFrom("", ".0", "e1"))
+      .map(([data, before, after]) => data.replace(/"index":(\d+)/, `"index":${before}$1${after}`)),
+    fc.tuple(dataArb, fc.double({ min: 0, max: 1, noNaN: true }), junk).map(([data, at, insert]) => {
+      const i = Math.floor(at * data.length);
+      return data.slice(0, i) + insert + data.slice(i);
+    }),
+    fc.tuple(dataArb, fc.double({ min: 0, max: 1, noNaN: true }), fc.boolean()).map(([data, at, replace]) => {
+      const i = Math.floor(at * data.length);
+      return data.slice(0, i) + (replace ? "9" : "") + data.slice(i + 1);
+    }),
+  );
+}
+
+const sse = (data: string, event?: string): SseEvent => ({ id: undefined, event, data });
+const behindSpace = (batches: SseEvent[][]) =>
+  batches.map((batch) =>
+    batch.map((event) => (event.data === "[DONE]" ? event : { ...event, data: ` ${event.data}` })),
+  );
+
+describe("fast paths read what JSON.parse reads, and nothing else", () => {
+  it("Anthropic content_block_delta events", async () => {
+    const context = { provider: "anthropic", model: "m", origin: "anthropic" };
+    const assemble: Assemble = (events) => assembleAnthropicStream(events, context);
+    const head = [
+      JSON.stringify({ type: "message_start", message: { id: "msg", model: "m", content: [], usage: {} } }),
+      JSON.stringify({ type: "content_block_start", index: 0, content_block: { type: "text", text: "" } }),
+      JSON.stringify({
+        type: "content_block_start",
+        index: 1,
+        content_block: { type: "thinking", thinking: "" },
+      }),
+      JSON.stringify({
+        type: "content_block_start",
+        index: 2,
+        content_block: { type: "tool_use", id: "t", name: "f", input: {} },
+      }),
+    ].map((data) => sse(data));
+    const tail = [
+      JSON.stringify({
+        type: "message_delta",
+        delta: { stop_reason: "end_turn" },
+        usage: { output_tokens: 1 },
+      }),
+      JSON.stringify({ type: "message_stop" }),
+    ].map((data) => sse(data));
+    const deltaArb = fc
+      .tuple(
+        fc.constantFrom(0, 1, 2, 3, 10),
+        fc.constantFrom(
+          ["text_delta", "text"],
+          ["thinking_delta", "thinking"],
+          ["input_json_delta", "partial_json"],
+          ["signature_delta", "signature"],
+        ),
+        textArb,
+      )
+      .map(([index, [type, member], text]) =>
+        JSON.stringify({ type: "content_block_delta", index, delta: { type, [member!]: text } }),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(mutated(deltaArb), { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
+        async (reads) => {
+          const batches = [head, ...reads.map((read) => read.map((data) => sse(data))), tail];
+          expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("Chat Completions chunks", async () => {
+    const context = {
+      provider: "deepseek",
+      model: "m",
+      profile: openAIChatEndpointProfile({ kind: "deepseek" }),
+    };
+    const assemble: Assemble = (events) => assembleOpenAIChatStream(events, context);
+    const envelope = {
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1775000000,
+      model: "m",
+      system_fingerprint: "fp_1",
+    };
+    const first = sse(
+      JSON.stringify({ ...envelope, choices: [{ index: 0, delta: { role: "assistant", content: "" } }] }),
+    );
+    const open = sse(
+      JSON.stringify({
+        ...envelope,
+        choices: [
+          {
+            index: 0,
+            delta: {
+              tool_calls: [{ index: 0, id: "c", type: "function", function: { name: "f", arguments: "" } }],
+            },
+          },
+        ],
+      }),
+    );
+    const chunkArb = fc
+      .tuple(
+        fc.constantFrom("content", "reasoning_content", "reasoning", "tool"),
+        textArb,
+        fc.constantFrom(0, 1, 7),
+        fc.constantFrom({}, { logprobs: null }),
+        fc.constantFrom({}, { usage: null }, { obfuscation: "aZ0+" }, { usage: { prompt_tokens: 1 } }),
+        fc.constantFrom("m", "other"),
+      )
+      .map(([member, text, index, logprobs, extra, model]) =>
+        JSON.stringify({
+          ...envelope,
+          model,
+          choices: [
+            {
+              index: 0,
+              delta:
+                member === "tool"
+                  ? { tool_calls: [{ index, function: { arguments: text } }] }
+                  : { [member]: text },
+              ...logprobs,
+              finish_reason: null,
+            },
+          ],
+          ...extra,
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(fc.array(mutated(chunkArb), { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
+        async (reads) => {
+          const batches = [
+            [first, open],
+            ...reads.map((read) => read.map((data) => sse(data))),
+            [sse("[DONE]")],
+          ];
+          expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
