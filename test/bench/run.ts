@@ -481,8 +481,8 @@ async function bundles(): Promise<
   out("## (d) Bundle size");
   out();
   out(
-    "esbuild `--bundle --minify --format=esm --platform=browser` (the gateway: `wrangler deploy --dry-run " +
-      "--minify` with wrangler.toml), then gzip at zlib's default level. " +
+    "esbuild `--bundle --minify --format=esm --platform=browser` (the gateway: `wrangler deploy --dry-run` " +
+      "with wrangler.toml), then gzip at zlib's default level. " +
       "KB = 1000 bytes; largest parts are minified bytes per package or source directory (esbuild metafile).",
   );
   out();

@@ -8,8 +8,8 @@
  * - a fallback Worker (Anthropic retried, then OpenAI Chat) ≤ 24 KB gzipped;
  * - the whole library entry (src/index.ts, every adapter, the substrate, the agent loop) ≤ 60 KB gzipped —
  *   its original goal of 30 KB, set when it held one adapter, is reported (and missed) by the bench;
- * - the full gateway Worker, built by wrangler itself (`wrangler deploy --dry-run --minify` with
- *   wrangler.toml; about 2 s, offline), against its goal of 60 KB reported by the bench;
+ * - the full gateway Worker, built by wrangler itself (`wrangler deploy --dry-run` with wrangler.toml, which
+ *   minifies; about 2 s, offline), against its goal of 60 KB reported by the bench;
  * - no bundle imports a `node:` module or calls `require`.
  *
  * The budgets themselves, each with the reason it last grew, are `BUNDLE_TARGETS` in test/bench/bundle.ts.
