@@ -218,7 +218,7 @@ const run = promisify(execFile);
 
 /**
  * Builds the Worker the way `npx wrangler deploy` would (wrangler.toml at the root, which asks for
- * `minify`), without deploying it (`--dry-run`), and measures the modules it wrote. `entry` must be wrangler.toml's `main`: it
+ * `minify`), without deploying (`--dry-run`), and measures the modules it wrote. `entry` must be wrangler.toml's `main`: it
  * is checked against the build's entry point, so the two cannot drift apart unnoticed.
  */
 export async function measureWrangler(entry: string): Promise<BundleMeasurement> {
