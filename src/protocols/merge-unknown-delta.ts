@@ -5,6 +5,7 @@
  *
  * @module
  */
+import { isPlainObject } from "./stored-history.ts";
 
 /**
  * Merges `delta` into `block`, field by field (its own `type`, the delta's tag, is not content):
@@ -48,14 +49,11 @@ function merge(
     if (current == null) target[field] = value;
     else if (typeof current === "string" && typeof value === "string") target[field] = current + value;
     else if (Array.isArray(current) && Array.isArray(value)) for (const item of value) current.push(item);
-    else if (isObject(current) && isObject(value)) merge(current, value, warnings, `${path}${field}.`);
+    else if (isPlainObject(current) && isPlainObject(value))
+      merge(current, value, warnings, `${path}${field}.`);
     else if (current !== value) {
       target[field] = value;
       if (!warnings.includes(path + field)) warnings.push(path + field);
     }
   }
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -25,7 +25,7 @@
  *
  * @module
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import type { Workflow } from "../agent/workflow.ts";
 import { ProviderError } from "../core/provider-error.ts";
@@ -37,6 +37,7 @@ import { demoWorkflow } from "./demo.ts";
 import { dialectErrorResponse, dialectOfPath, gatewayFailureBody } from "./dialect-errors.ts";
 import type { Gateway, WorkerEnv } from "./env.ts";
 import { errorResponse, GatewayRefusal, HTTPConfigError } from "./gateway-error.ts";
+import { Hono } from "./hono.ts";
 import { keyPrincipalOf } from "./keys/gateway-keys.ts";
 import { KeyObject } from "./keys/key-object.ts";
 import { type OtelSettings, requestTraces } from "./otel.ts";

@@ -24,7 +24,6 @@ import {
   SessionIdSchema,
   StopSequenceSchema,
   StopSequencesSchema,
-  type Thinking,
   type ToolChoice,
 } from "../core/call-options.ts";
 import { parseToolArguments } from "../core/collect-stream.ts";
@@ -37,7 +36,13 @@ import type { ToolSpecInput } from "../core/tool-spec.ts";
 import { totalInputTokens, type Usage } from "../core/usage.ts";
 import { ValidationError, type ValidationIssue, validate } from "../core/validation-error.ts";
 import { dialectErrorJSON, dialectFailure } from "./dialect-errors.ts";
-import { checkedPart, type FieldRefusals, refusalIssues, refusedFieldSchemas } from "./dialect-fields.ts";
+import {
+  checkedPart,
+  type FieldRefusals,
+  refusalIssues,
+  refusedFieldSchemas,
+  thinkingOfEffort,
+} from "./dialect-fields.ts";
 import type { ErrorFrames } from "./write-sse.ts";
 
 /** How the facade treats one Chat Completions request field. */
@@ -257,7 +262,7 @@ export function chatRequestToNeutral(body: unknown): NeutralChatCall {
   if (request.stop) options.stopSequences = typeof request.stop === "string" ? [request.stop] : request.stop;
   if (typeof request.parallel_tool_calls === "boolean")
     options.parallelToolCalls = request.parallel_tool_calls;
-  if (request.reasoning_effort) options.thinking = thinkingOf(request.reasoning_effort);
+  if (request.reasoning_effort) options.thinking = thinkingOfEffort(request.reasoning_effort);
   if (request.tool_choice !== undefined) options.toolChoice = toolChoiceOf(request.tool_choice);
   const user = request.user || request.safety_identifier;
   if (user) options.metadata = { user_id: user };
@@ -478,12 +483,6 @@ function responseFormatOf(
     return undefined;
   }
   return neutral;
-}
-
-function thinkingOf(effort: NonNullable<ChatCompletionsRequest["reasoning_effort"]>): Thinking {
-  if (effort === "none") return "off";
-  if (effort === "xhigh" || effort === "max") return { effort: "max" };
-  return { effort };
 }
 
 function toolChoiceOf(choice: NonNullable<ChatCompletionsRequest["tool_choice"]>): ToolChoice {

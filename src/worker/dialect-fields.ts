@@ -1,11 +1,13 @@
 /**
  * What every converted client dialect (`/v1/chat/completions`, `/v1/messages`, `/v1/responses`) does with
- * a request's fields, written once: the fields it refuses unless they hold their default, and a content
- * part read through the neutral schema with its problems named at the client's own field.
+ * a request's fields, written once: the fields it refuses unless they hold their default, a content part
+ * read through the neutral schema with its problems named at the client's own field, and the OpenAI
+ * dialects' reasoning effort as `thinking`.
  *
  * @module
  */
 import * as z from "zod/mini";
+import type { Thinking } from "../core/call-options.ts";
 import type { ContentPart } from "../core/content.ts";
 import { ContentPartSchema } from "../core/content-schema.ts";
 import { issuesOf, type ValidationIssue } from "../core/validation-error.ts";
@@ -50,4 +52,16 @@ export function checkedPart(
     issues.push({ path: issue.path.endsWith("filename") ? filenamePath : field, message: issue.message });
   }
   return undefined;
+}
+
+/**
+ * The OpenAI dialects' reasoning effort (Chat Completions' `reasoning_effort`, Responses' `reasoning.effort`)
+ * as `thinking`: `none` is off, `xhigh` and `max` are the most there is.
+ */
+export function thinkingOfEffort(
+  effort: "none" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max",
+): Thinking {
+  if (effort === "none") return "off";
+  if (effort === "xhigh" || effort === "max") return { effort: "max" };
+  return { effort };
 }

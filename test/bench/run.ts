@@ -25,7 +25,7 @@
 import { arch, cpus, loadavg, platform, release, totalmem } from "node:os";
 import { parseArgs } from "node:util";
 import { chunkedBody, heldBody } from "./body.ts";
-import { BUNDLE_TARGETS, measureBundle } from "./bundle.ts";
+import { BUNDLE_TARGETS, measureTarget } from "./bundle.ts";
 import { CONTENDERS, type Contender, openAIChatContenders, verify } from "./contenders.ts";
 import { BEDROCK_CONTENDERS, RESPONSES_CONTENDERS } from "./contenders-responses-bedrock.ts";
 import {
@@ -456,7 +456,7 @@ async function bundles(): Promise<
     ["Bundle", "minified bytes", "gzipped bytes", "budget (gzipped)", "node: imports", "largest parts"],
   ];
   for (const target of BUNDLE_TARGETS) {
-    const measured = await measureBundle({ entry: target.entry });
+    const measured = await measureTarget(target);
     results.push({
       name: target.name,
       gzipped: measured.gzipped,
@@ -481,7 +481,8 @@ async function bundles(): Promise<
   out("## (d) Bundle size");
   out();
   out(
-    "esbuild `--bundle --minify --format=esm --platform=browser`, then gzip at zlib's default level. " +
+    "esbuild `--bundle --minify --format=esm --platform=browser` (the gateway: `wrangler deploy --dry-run` " +
+      "with wrangler.toml), then gzip at zlib's default level. " +
       "KB = 1000 bytes; largest parts are minified bytes per package or source directory (esbuild metafile).",
   );
   out();

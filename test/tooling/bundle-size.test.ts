@@ -8,25 +8,30 @@
  * - a fallback Worker (Anthropic retried, then OpenAI Chat) ≤ 24 KB gzipped;
  * - the whole library entry (src/index.ts, every adapter, the substrate, the agent loop) ≤ 60 KB gzipped —
  *   its original goal of 30 KB, set when it held one adapter, is reported (and missed) by the bench;
- * - neither bundle imports a `node:` module or calls `require`.
+ * - the full gateway Worker, built by wrangler itself (`wrangler deploy --dry-run` with wrangler.toml, which
+ *   minifies; about 2 s, offline), against its goal of 60 KB reported by the bench;
+ * - no bundle imports a `node:` module or calls `require`.
+ *
+ * The budgets themselves, each with the reason it last grew, are `BUNDLE_TARGETS` in test/bench/bundle.ts.
  *
  * The sizes are printed so they can be quoted; the largest parts (esbuild metafile) are printed with them,
  * because a budget that fails should say what to cut.
  */
 import { beforeAll, describe, expect, it } from "vitest";
-import { BUNDLE_TARGETS, type BundleMeasurement, measureBundle } from "../bench/bundle.ts";
+import { BUNDLE_TARGETS, type BundleMeasurement, measureBundle, measureTarget } from "../bench/bundle.ts";
 
 describe.each(BUNDLE_TARGETS)("$name", (target) => {
   let measured: BundleMeasurement;
 
+  // wrangler takes about 2 s; a shared machine can make that many times longer.
   beforeAll(async () => {
-    measured = await measureBundle({ entry: target.entry });
+    measured = await measureTarget(target);
     const parts = measured.groups.map((group) => `${group.group} ${group.bytes}`).join(", ");
     console.log(
       `${target.name}: ${measured.minified} bytes minified, ${measured.gzipped} bytes gzipped ` +
         `(budget ${target.budget}); minified bytes by part: ${parts}`,
     );
-  });
+  }, 120_000);
 
   it("imports no node: module and calls no require", () => {
     expect(measured.nodeImports).toEqual([]);

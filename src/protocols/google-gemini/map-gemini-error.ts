@@ -1,6 +1,7 @@
 import { errorKindFromStatus, type ProviderErrorKind } from "../../core/provider-error.ts";
 import { isContextOverflow } from "../context-overflow.ts";
 import type { ErrorBodyInfo } from "../protocol.ts";
+import { isPlainObject } from "../stored-history.ts";
 import type { GeminiErrorBody } from "./google-gemini-wire.ts";
 
 /** Gemini's own words for a prompt over the context window. */
@@ -27,12 +28,13 @@ const GEMINI_OVERFLOW = /input token count.*exceeds the maximum number of tokens
  */
 export function mapGeminiError(status: number | undefined, json: unknown, _headers?: Headers): ErrorBodyInfo {
   const body = (Array.isArray(json) ? json[0] : json) as GeminiErrorBody | undefined;
-  const error = typeof body === "object" && body !== null && isObject(body.error) ? body.error : undefined;
+  const error =
+    typeof body === "object" && body !== null && isPlainObject(body.error) ? body.error : undefined;
   const code = typeof error?.status === "string" ? error.status : undefined;
   const httpStatus = status ?? (typeof error?.code === "number" ? error.code : undefined);
   const text = typeof error?.message === "string" ? error.message : undefined;
   const message = text ?? (httpStatus !== undefined ? `HTTP ${httpStatus}` : "Gemini stream error");
-  const details = Array.isArray(error?.details) ? error.details.filter(isObject) : [];
+  const details = Array.isArray(error?.details) ? error.details.filter(isPlainObject) : [];
   const detail = (type: string) => details.find((entry) => String(entry["@type"]).endsWith(type));
 
   let kind: ProviderErrorKind;
@@ -81,10 +83,6 @@ export function mapGeminiError(status: number | undefined, json: unknown, _heade
   return info;
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 /** A `google.protobuf.Duration` in JSON (`"34.4s"`, `"1s"`) → milliseconds. */
 function retryDelayMs(value: unknown): number | undefined {
   if (typeof value !== "string") return undefined;
@@ -96,6 +94,6 @@ function retryDelayMs(value: unknown): number | undefined {
 function dailyQuota(failure: Record<string, unknown> | undefined): boolean {
   const violations = Array.isArray(failure?.violations) ? failure.violations : [];
   return violations.some(
-    (violation: unknown) => isObject(violation) && /PerDay/i.test(String(violation.quotaId ?? "")),
+    (violation: unknown) => isPlainObject(violation) && /PerDay/i.test(String(violation.quotaId ?? "")),
   );
 }

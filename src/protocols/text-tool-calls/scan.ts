@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { isPlainObject } from "../stored-history.ts";
 import type { TextToolCall, TextToolCallFormat } from "./text-tool-call.ts";
 
 export interface Output {
@@ -147,9 +148,7 @@ export function tryParseJson(text: string): unknown {
   }
 }
 
-export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+export { isPlainObject };
 
 /** An own data property, safe for any key (`__proto__` included). */
 export function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {

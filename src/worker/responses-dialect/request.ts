@@ -24,14 +24,18 @@ import {
   type CallOptions,
   MaxTokensSchema,
   type ResponseFormat,
-  type Thinking,
   type ToolChoice,
 } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
 import { prepareResponseFormat } from "../../core/structured-output.ts";
 import type { ToolSpecInput } from "../../core/tool-spec.ts";
 import { ValidationError, type ValidationIssue, validate } from "../../core/validation-error.ts";
-import { type FieldRefusals, refusalIssues, refusedFieldSchemas } from "../dialect-fields.ts";
+import {
+  type FieldRefusals,
+  refusalIssues,
+  refusedFieldSchemas,
+  thinkingOfEffort,
+} from "../dialect-fields.ts";
 import { inputMessages, NO_STORE } from "./input.ts";
 
 /** How the dialect treats one Responses request field. */
@@ -231,7 +235,7 @@ export function responsesRequestToNeutral(body: unknown, route: string): Neutral
   if (typeof request.top_p === "number") options.topP = request.top_p;
   if (typeof request.parallel_tool_calls === "boolean")
     options.parallelToolCalls = request.parallel_tool_calls;
-  if (request.reasoning?.effort) options.thinking = thinkingOf(request.reasoning.effort);
+  if (request.reasoning?.effort) options.thinking = thinkingOfEffort(request.reasoning.effort);
   if (request.tool_choice) {
     const choice = toolChoiceOf(request.tool_choice, issues);
     if (choice) options.toolChoice = choice;
@@ -335,12 +339,6 @@ function toolChoiceOf(
     message: `only a function can be chosen (auto, none, required or {"type":"function","name"}), got ${JSON.stringify(choice.type)}`,
   });
   return undefined;
-}
-
-function thinkingOf(effort: NonNullable<NonNullable<ResponsesRequest["reasoning"]>["effort"]>): Thinking {
-  if (effort === "none") return "off";
-  if (effort === "xhigh" || effort === "max") return { effort: "max" };
-  return { effort };
 }
 
 /**

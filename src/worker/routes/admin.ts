@@ -15,10 +15,11 @@
  *
  * @module
  */
-import { Hono } from "hono";
+
 import { ValidationError, type ValidationIssue } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
+import { Hono } from "../hono.ts";
 import { keyObject, keyObjects, staticTokenObjects } from "../keys/gateway-keys.ts";
 import { DIRECTORY, type KeyObject, MAX_KEYS, STATIC_TOKENS } from "../keys/key-object.ts";
 import { isKeyId, keyPatchOf, newKey, newKeyRecord } from "../keys/key-record.ts";

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+
 import { completeOn, type RouteCalls, streamOn } from "../call-route.ts";
 import {
   chatChunksOf,
@@ -17,6 +17,7 @@ import {
   completedOrRaw,
 } from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
+import { Hono } from "../hono.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 
 /** The Chat Completions route of a gateway. */

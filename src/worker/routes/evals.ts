@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+
 import * as z from "zod/mini";
 import { CallOptionsSchema } from "../../core/call-options.ts";
 import type { MessageInput } from "../../core/message.ts";
@@ -24,6 +24,7 @@ import type { JsonSchema } from "../../eval/json-schema-issues.ts";
 import { type EvalRoute, type EvalSuite, runEval } from "../../eval/run-eval.ts";
 import { completeOn, type RouteCalls } from "../call-route.ts";
 import type { Gateway } from "../env.ts";
+import { Hono } from "../hono.ts";
 import { jsonBody } from "../request.ts";
 
 /** Most runs (tasks × routes × samples) of one `POST /v1/evals`. */

@@ -23,7 +23,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+
 import * as z from "zod/mini";
 import type { CallOptions } from "../../core/call-options.ts";
 import type { Provider } from "../../core/provider.ts";
@@ -45,6 +45,7 @@ import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import { dialectErrorJSON } from "../dialect-errors.ts";
 import type { Gateway } from "../env.ts";
+import { Hono } from "../hono.ts";
 import { keepAlive } from "../keep-alive.ts";
 import { contentStream } from "../pool.ts";
 import { headerSessionId, jsonBody } from "../request.ts";

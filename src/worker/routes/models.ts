@@ -3,8 +3,9 @@
  *
  * @module
  */
-import { Hono } from "hono";
+
 import type { Gateway } from "../env.ts";
+import { Hono } from "../hono.ts";
 import { aliasesOf } from "../keys/gateway-keys.ts";
 import { routeAllowed } from "../keys/key-record.ts";
 import type { RouteTables } from "../route-table.ts";

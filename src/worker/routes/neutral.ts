@@ -4,13 +4,14 @@
  *
  * @module
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import * as z from "zod/mini";
 import { CallOptionsSchema, SessionIdSchema } from "../../core/call-options.ts";
 import { MessageSchema } from "../../core/message.ts";
 import { validate } from "../../core/validation-error.ts";
 import { completeOn, type ModelCall, type RouteCalls, streamOn } from "../call-route.ts";
 import type { Gateway } from "../env.ts";
+import { Hono } from "../hono.ts";
 import { headerSessionId, jsonBody } from "../request.ts";
 
 const NeutralRequestSchema = z.strictObject({

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+
 import * as z from "zod/mini";
 import { SessionIdSchema } from "../../core/call-options.ts";
 import type { Provider } from "../../core/provider.ts";
@@ -26,6 +26,7 @@ import { nativeEndpointOf } from "../../providers/native.ts";
 import { completeOn, framesOn, type RouteCalls } from "../call-route.ts";
 import { completedOrRaw } from "../chat-completions.ts";
 import type { Gateway } from "../env.ts";
+import { Hono } from "../hono.ts";
 import { keepAlive } from "../keep-alive.ts";
 import { contentStream } from "../pool.ts";
 import { headerSessionId, jsonBody } from "../request.ts";

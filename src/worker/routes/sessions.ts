@@ -5,11 +5,12 @@
  *
  * @module
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { SessionIdSchema } from "../../core/call-options.ts";
 import { validate } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
+import { Hono } from "../hono.ts";
 import { sessionObjectName } from "../keys/gateway-keys.ts";
 
 /** The session routes of a gateway. */

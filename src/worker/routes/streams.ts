@@ -6,10 +6,11 @@
  *
  * @module
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import { ValidationError } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
+import { Hono } from "../hono.ts";
 import { isStreamId, streamObject, streamObjects, streamOwner } from "../streams/resumable.ts";
 
 /** The stream routes of a gateway. */

@@ -5,13 +5,14 @@
  *
  * @module
  */
-import { type Context, Hono } from "hono";
+import type { Context } from "hono";
 import * as z from "zod/mini";
 import type { Workflow } from "../../agent/workflow.ts";
 import { MessageSchema } from "../../core/message.ts";
 import { ValidationError, validate } from "../../core/validation-error.ts";
 import type { Gateway } from "../env.ts";
 import { HTTPConfigError } from "../gateway-error.ts";
+import { Hono } from "../hono.ts";
 import { integerParam, jsonBody, linkedAbort, sleep } from "../request.ts";
 import type { TaskEvent, TaskResult } from "../task-object.ts";
 import { type Frame, sseResponse } from "../write-sse.ts";
