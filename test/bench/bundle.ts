@@ -68,7 +68,8 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     // 19.85 KB until issue 21's `anthropic({ contextManagement })` (server-side compaction: the body field,
     // its beta flags, the settings check; measured +180 bytes).
     // 19.8 KB until every protocol's reasoning shape was listed in one table (Gemini's among them, ~30 bytes).
-    budget: 20_230,
+    // 20.23 KB until issue 22's JSON-shape fast paths (the Anthropic delta pattern, the idle timer: measured +386 bytes).
+    budget: 20_620,
     target: 12_000,
   },
   {
@@ -80,7 +81,8 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     // 32.65 KB until issue 19's usage of a failed native call (`NativeAnswer.usage`, ~10 bytes);
     // 32.6 KB until the reasoning-shape table (~30 bytes); 31.5 KB until issue 17 (native calls, ~1.1 KB);
     // 25.8 KB until issue 16: two protocols' part mappings and structured output (~5.3 KB).
-    budget: 33_045,
+    // 33.045 KB until issue 22's JSON-shape fast paths (Anthropic and Chat patterns: measured +747 bytes).
+    budget: 33_795,
     target: 24_000,
   },
   // Every adapter, the substrate, the agent loop and zod/mini; 84.02 KB until issue 22's one plain-object
@@ -104,7 +106,12 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   // vertex() with the service-account JWT and Claude on Vertex, ~4.9 KB); 60 KB until content parts and structured
   // output, 64 KB until every protocol mapped them (Bedrock's media rules and per-model traits, Responses'
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
-  { name: "library entry (src/index.ts)", entry: "src/index.ts", budget: 83_965, target: 30_000 },
+  {
+    name: "library entry (src/index.ts)",
+    entry: "src/index.ts", // 83.965 KB until issue 22's JSON-shape fast paths (measured +868 bytes).
+    budget: 84_840,
+    target: 30_000,
+  },
   // Everything `npx wrangler deploy` uploads: every adapter and protocol, Hono, zod/mini, the three client
   // dialects, the Durable Objects (sessions, tasks, keys, streams), the eval route and the MCP client for
   // tasks. Goal 60 KB (issue 22 item 4). 147.72 KB when the budget was added (measured 147,582 bytes;
@@ -116,7 +123,8 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     name: "full gateway Worker (wrangler deploy --dry-run)",
     entry: "src/worker/index.ts",
     builder: "wrangler",
-    budget: 135_670,
+    // 135.67 KB until issue 22's JSON-shape fast paths (measured +844 bytes).
+    budget: 136_515,
     target: 60_000,
   },
 ];
