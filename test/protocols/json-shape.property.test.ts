@@ -1,5 +1,5 @@
 /**
- * The JSON-shape fast paths of the Anthropic and Chat Completions stream assemblers (src/protocols/
+ * The JSON-shape fast paths of the Anthropic, Chat Completions and Responses stream assemblers (src/protocols/
  * json-shape.ts): an event they read without `JSON.parse` must give exactly what parsing it gives, and
  * anything else — malformed JSON included — must fall through to the parse. Each run assembles a random
  * stream twice: as sent, and with every event's data behind one leading space, which JSON ignores and the
@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import type { StreamEvent } from "../../src/core/stream-event.ts";
 import { assembleAnthropicStream } from "../../src/protocols/anthropic-messages/assemble-anthropic-stream.ts";
 import { assembleOpenAIChatStream } from "../../src/protocols/openai-chat/assemble-openai-chat-stream.ts";
+import { assembleOpenAIResponsesStream } from "../../src/protocols/openai-responses/assemble-openai-responses-stream.ts";
 import { openAIChatEndpointProfile } from "../../src/providers/openai-chat.ts";
 import type { SseEvent } from "../../src/wire/sse.ts";
 
@@ -46,7 +47,7 @@ function mutated(dataArb: fc.Arbitrary<string>): fc.Arbitrary<string> {
     // Numbers JSON does not write: a leading zero, a sign, a fraction.
     fc
       .tuple(dataArb, fc.constantFrom("0", "-", "+"), fc.constantFrom("", ".0", "e1"))
-      .map(([data, before, after]) => data.replace(/"index":(\d+)/, `"index":${before}$1${after}`)),
+      .map(([data, before, after]) => data.replace(/index":(\d+)/, `index":${before}$1${after}`)),
     fc.tuple(dataArb, fc.double({ min: 0, max: 1, noNaN: true }), junk).map(([data, at, insert]) => {
       const i = Math.floor(at * data.length);
       return data.slice(0, i) + insert + data.slice(i);
@@ -55,6 +56,17 @@ function mutated(dataArb: fc.Arbitrary<string>): fc.Arbitrary<string> {
       const i = Math.floor(at * data.length);
       return data.slice(0, i) + (replace ? "9" : "") + data.slice(i + 1);
     }),
+  );
+}
+
+/**
+ * The reads of a stream: either all events well formed, so the stream completes and its final response is
+ * compared too, or some of them mutated (a malformed one ends the stream with an error).
+ */
+function readsArb(dataArb: fc.Arbitrary<string>): fc.Arbitrary<string[][]> {
+  return fc.oneof(
+    fc.array(fc.array(dataArb, { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
+    fc.array(fc.array(mutated(dataArb), { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
   );
 }
 
@@ -105,13 +117,10 @@ describe("fast paths read what JSON.parse reads, and nothing else", () => {
         JSON.stringify({ type: "content_block_delta", index, delta: { type, [member!]: text } }),
       );
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.array(mutated(deltaArb), { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
-        async (reads) => {
-          const batches = [head, ...reads.map((read) => read.map((data) => sse(data))), tail];
-          expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
-        },
-      ),
+      fc.asyncProperty(readsArb(deltaArb), async (reads) => {
+        const batches = [head, ...reads.map((read) => read.map((data) => sse(data))), tail];
+        expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
+      }),
       { numRuns: 300 },
     );
   });
@@ -174,17 +183,84 @@ describe("fast paths read what JSON.parse reads, and nothing else", () => {
         }),
       );
     await fc.assert(
-      fc.asyncProperty(
-        fc.array(fc.array(mutated(chunkArb), { minLength: 1, maxLength: 4 }), { maxLength: 8 }),
-        async (reads) => {
-          const batches = [
-            [first, open],
-            ...reads.map((read) => read.map((data) => sse(data))),
-            [sse("[DONE]")],
-          ];
-          expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
-        },
-      ),
+      fc.asyncProperty(readsArb(chunkArb), async (reads) => {
+        const batches = [
+          [first, open],
+          ...reads.map((read) => read.map((data) => sse(data))),
+          [sse("[DONE]")],
+        ];
+        expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("Responses delta events", async () => {
+    const context = { provider: "openai", model: "m", origin: "openai" };
+    const assemble: Assemble = (events) => assembleOpenAIResponsesStream(events, context);
+    const response = { id: "resp_1", object: "response", model: "m", status: "in_progress", output: [] };
+    const items = [
+      { id: "rs_1", type: "reasoning", summary: [] },
+      { id: "msg_1", type: "message", role: "assistant", status: "in_progress", content: [] },
+      { id: "fc_1", type: "function_call", call_id: "call_1", name: "f", arguments: "" },
+    ];
+    const head = [
+      { type: "response.created", sequence_number: 0, response },
+      ...items.map((item, output_index) => ({
+        type: "response.output_item.added",
+        sequence_number: output_index + 1,
+        output_index,
+        item,
+      })),
+    ].map((event) => sse(JSON.stringify(event), event.type));
+    const completed = {
+      type: "response.completed",
+      sequence_number: 99,
+      response: { ...response, status: "completed" },
+    };
+    const tail = [sse(JSON.stringify(completed), completed.type)];
+    const deltaArb = fc
+      .tuple(
+        fc.constantFrom(
+          ["output_text", "content_index"],
+          ["reasoning_summary_text", "summary_index"],
+          ["function_call_arguments", undefined],
+          ["output_text", "summary_index"],
+          ["function_call_arguments", "content_index"],
+          ["reasoning_summary_text", "content_index"],
+          ["reasoning_text", "content_index"],
+        ),
+        // The message item (1) most often: its parts are where a wrong content index shows.
+        fc.constantFrom(0, 1, 1, 1, 2, 5),
+        fc.constantFrom(0, 1),
+        textArb,
+        fc.constantFrom({}, { logprobs: [] }, { logprobs: [{ token: "a" }] }),
+        fc.constantFrom({}, { obfuscation: "aZ0+" }),
+        fc.constantFrom(3, 1234567890123456),
+      )
+      .map(([[kind, part], output_index, partIndex, delta, logprobs, obfuscation, sequence_number]) =>
+        JSON.stringify({
+          type: `response.${kind}.delta`,
+          sequence_number,
+          item_id: "it\\em",
+          output_index,
+          ...(part === undefined ? {} : { [part]: partIndex }),
+          delta,
+          ...logprobs,
+          ...obfuscation,
+        }),
+      );
+    await fc.assert(
+      fc.asyncProperty(readsArb(deltaArb), fc.boolean(), async (reads, named) => {
+        const batches = [
+          head,
+          ...reads.map((read) =>
+            read.map((data) => sse(data, named ? "response.output_text.delta" : undefined)),
+          ),
+          tail,
+        ];
+        expect(await outcome(assemble, batches)).toEqual(await outcome(assemble, behindSpace(batches)));
+      }),
       { numRuns: 300 },
     );
   });

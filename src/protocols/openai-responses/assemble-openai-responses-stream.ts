@@ -3,6 +3,13 @@ import type { Response } from "../../core/response.ts";
 import type { StreamEvent } from "../../core/stream-event.ts";
 import type { SseEvent } from "../../wire/sse.ts";
 import { deliverBatches, eventObject, pushText } from "../deliver-batches.ts";
+import {
+  JSON_COUNT,
+  JSON_INDEX,
+  JSON_STRING,
+  JSON_STRING_UNCAPTURED,
+  jsonStringValue,
+} from "../json-shape.ts";
 import { PieceBuffer } from "../piece-buffer.ts";
 import { endToolCallsFrom, type StreamedToolCall, ToolCallTracker } from "../tool-call-tracker.ts";
 import { mapOpenAIResponsesUsage } from "./map-openai-responses-usage.ts";
@@ -18,6 +25,14 @@ import {
   openAIResponsesResponse,
   openAIResponsesResponseFailure,
 } from "./parse-openai-responses-response.ts";
+
+/**
+ * A text, reasoning-summary or argument delta as OpenAI writes it (see `applyData`): the kind, the
+ * `output_index`, which part index follows it and its value, and the delta's contents.
+ */
+const DELTA_EVENT = new RegExp(
+  `^\\{"type":"response\\.(output_text|reasoning_summary_text|function_call_arguments)\\.delta","sequence_number":${JSON_COUNT},"item_id":"${JSON_STRING_UNCAPTURED}","output_index":${JSON_INDEX}(?:,"(content|summary)_index":${JSON_INDEX})?,"delta":"${JSON_STRING}"(?:,"logprobs":\\[\\])?(?:,"obfuscation":"${JSON_STRING_UNCAPTURED}")?\\}$`,
+);
 
 /** One output item being streamed, keyed by its `output_index` (ids are not stable across events). */
 interface Slot {
@@ -78,21 +93,35 @@ export class OpenAIResponsesStreamAssembler {
   apply(event: OpenAIResponsesStreamEvent, out: StreamEvent[]): void {
     switch (event.type) {
       case "response.output_text.delta":
-        this.#textDelta(event, `t${partIndex(event.content_index)}`, "text-delta", out);
+        this.#textDelta(
+          event.output_index,
+          `t${partIndex(event.content_index)}`,
+          event.delta,
+          "text-delta",
+          out,
+        );
         return;
       case "response.reasoning_summary_text.delta":
-        this.#textDelta(event, `s${partIndex(event.summary_index)}`, "reasoning-delta", out);
+        this.#textDelta(
+          event.output_index,
+          `s${partIndex(event.summary_index)}`,
+          event.delta,
+          "reasoning-delta",
+          out,
+        );
         return;
       case "response.reasoning_text.delta":
-        this.#textDelta(event, `r${partIndex(event.content_index)}`, "reasoning-delta", out);
+        this.#textDelta(
+          event.output_index,
+          `r${partIndex(event.content_index)}`,
+          event.delta,
+          "reasoning-delta",
+          out,
+        );
         return;
       case "response.function_call_arguments.delta":
       case "response.custom_tool_call_input.delta":
-        this.#tools.append(
-          this.#call(event.output_index),
-          typeof event.delta === "string" ? event.delta : "",
-          out,
-        );
+        this.#argumentsDelta(event.output_index, event.delta, out);
         return;
       case "response.refusal.delta":
         this.#refusalPiece(event, typeof event.delta === "string" ? event.delta : "", false);
@@ -148,6 +177,35 @@ export class OpenAIResponsesStreamAssembler {
         // (their items arrive whole in the terminal response).
         return;
     }
+  }
+
+  /**
+   * Applies a delta event read straight from its JSON text when it has the exact shape OpenAI writes —
+   * `{"type":"response.output_text.delta","sequence_number":N,"item_id":"…","output_index":N,
+   * "content_index":N,"delta":"…","logprobs":[],"obfuscation":"…"}`, the same for
+   * `reasoning_summary_text.delta` with `summary_index`, and `function_call_arguments.delta` with neither
+   * (`logprobs: []` and `obfuscation` optional). True when applied; false, with nothing done, for anything
+   * else (the caller parses the event).
+   */
+  applyData(data: string, out: StreamEvent[]): boolean {
+    const match = DELTA_EVENT.exec(data);
+    if (match === null) return false;
+    const delta = jsonStringValue(match[5]!);
+    if (delta === undefined) return false;
+    const outputIndex = Number(match[2]);
+    // The kind, told apart by its first letter: o(utput_text), r(easoning_summary_text), f(unction_call…),
+    // and the part index a text kind must carry: content_index, summary_index (arguments have no parts).
+    const kind = match[1]!.charCodeAt(0);
+    const part = match[3];
+    if (kind === 102) this.#argumentsDelta(outputIndex, delta, out);
+    else if (kind === 111) {
+      if (part !== "content") return false;
+      this.#textDelta(outputIndex, `t${match[4]}`, delta, "text-delta", out);
+    } else {
+      if (part !== "summary") return false;
+      this.#textDelta(outputIndex, `s${match[4]}`, delta, "reasoning-delta", out);
+    }
+    return true;
   }
 
   /** `[DONE]`: nothing more is read (a stream without its terminal event before it is truncated). */
@@ -292,14 +350,21 @@ export class OpenAIResponsesStreamAssembler {
     else if (text.length > sent.length && text.startsWith(sent)) part.push(text.slice(sent.length));
   }
 
+  /** A text or reasoning delta of the content part `key` of the item at `outputIndex`. */
   #textDelta(
-    event: OpenAIResponsesStreamEvent,
+    outputIndex: unknown,
     key: string,
+    delta: unknown,
     type: "text-delta" | "reasoning-delta",
     out: StreamEvent[],
   ): void {
-    const delta = typeof event.delta === "string" ? event.delta : "";
-    if (delta !== "") this.#deliver(this.#slot(event.output_index), key, delta, type, out);
+    if (typeof delta === "string" && delta !== "")
+      this.#deliver(this.#slot(outputIndex), key, delta, type, out);
+  }
+
+  /** A piece of the arguments (or custom input) of the tool call at `outputIndex`. */
+  #argumentsDelta(outputIndex: unknown, delta: unknown, out: StreamEvent[]): void {
+    this.#tools.append(this.#call(outputIndex), typeof delta === "string" ? delta : "", out);
   }
 
   /** A part's `.done` event: whatever of its `text` the deltas did not deliver goes out now. */
@@ -414,6 +479,7 @@ export function assembleOpenAIResponsesStream(
       assembler.over();
       return;
     }
+    if (assembler.applyData(sse.data, out)) return;
     let event = eventObject<OpenAIResponsesStreamEvent>(sse.data, sse.event, context);
     if (event === undefined) return;
     // An `event: error` whose payload has no `type` of its own is an error all the same.
