@@ -108,8 +108,10 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
   // input_image / input_file and refusal events, Chat's moved tool-result media, Anthropic's documents).
   {
     name: "library entry (src/index.ts)",
-    entry: "src/index.ts", // 83.965 KB until issue 22's JSON-shape fast paths (measured +868 bytes).
-    budget: 84_840,
+    // 83.965 KB until issue 22's JSON-shape fast paths (measured +868 bytes for Anthropic and Chat, +246
+    // for Responses).
+    entry: "src/index.ts",
+    budget: 85_090,
     target: 30_000,
   },
   // Everything `npx wrangler deploy` uploads: every adapter and protocol, Hono, zod/mini, the three client
@@ -123,8 +125,9 @@ export const BUNDLE_TARGETS: readonly BundleTarget[] = [
     name: "full gateway Worker (wrangler deploy --dry-run)",
     entry: "src/worker/index.ts",
     builder: "wrangler",
-    // 135.67 KB until issue 22's JSON-shape fast paths (measured +844 bytes).
-    budget: 136_515,
+    // 135.67 KB until issue 22's JSON-shape fast paths (measured +844 bytes for Anthropic and Chat, +240
+    // for Responses).
+    budget: 136_760,
     target: 60_000,
   },
 ];
