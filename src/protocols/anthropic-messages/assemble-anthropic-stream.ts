@@ -149,8 +149,7 @@ export class AnthropicStreamAssembler {
       case "text":
       case "thinking": {
         const text = block[block.type];
-        if (typeof text === "string" && text !== "")
-          pushText(out, block.type === "text" ? "text-delta" : "reasoning-delta", text);
+        if (typeof text === "string") sendText(out, block.type, text);
         this.#pending[index] = new PieceBuffer();
         return;
       }
@@ -182,7 +181,7 @@ export class AnthropicStreamAssembler {
         // A text block's text, a thinking block's thinking; the other field, should a block get it, merged.
         if (!this.#piece(index, field, text, out)) {
           this.#merge(index, block, delta);
-          if (text !== "") pushText(out, field === "text" ? "text-delta" : "reasoning-delta", text);
+          sendText(out, field, text);
         }
         return;
       }
@@ -208,7 +207,7 @@ export class AnthropicStreamAssembler {
     const pieces = this.#blocks[index]?.type === field ? this.#pending[index] : undefined;
     if (pieces === undefined) return false;
     pieces.push(text);
-    if (text !== "") pushText(out, field === "text" ? "text-delta" : "reasoning-delta", text);
+    sendText(out, field, text);
     return true;
   }
 
@@ -278,6 +277,11 @@ export class AnthropicStreamAssembler {
     const field = block.type as "text" | "thinking";
     block[field] = (typeof block[field] === "string" ? block[field] : "") + pieces.text();
   }
+}
+
+/** Sends a piece of a text block's text or a thinking block's thinking on as a delta (none when empty). */
+function sendText(out: StreamEvent[], field: "text" | "thinking", text: string): void {
+  if (text !== "") pushText(out, field === "text" ? "text-delta" : "reasoning-delta", text);
 }
 
 /**

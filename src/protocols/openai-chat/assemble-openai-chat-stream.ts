@@ -154,7 +154,7 @@ class OpenAIChatStreamAssembler {
     if (piece === undefined) return false;
     if (match[1] === "content") this.#contentPiece(piece, out);
     else if (match[1] !== undefined) this.#reasoningPiece(piece, out);
-    else this.#argumentsPiece(Number(match[3]), piece, out);
+    else this.#appendArguments(this.#callOf(Number(match[3])), piece, out);
     return true;
   }
 
@@ -255,11 +255,6 @@ class OpenAIChatStreamAssembler {
     if (typeof name === "string" && name !== "" && call.name === "") call.name = name;
     const piece = delta.function?.arguments;
     this.#appendArguments(call, typeof piece === "string" ? piece : "", out);
-  }
-
-  /** A piece of the arguments of the call at wire index `key` (a delta with nothing else in it). */
-  #argumentsPiece(key: number, piece: string, out: StreamEvent[]): void {
-    this.#appendArguments(this.#callOf(key), piece, out);
   }
 
   /** The call a tool-call delta continues (opened when new); it becomes where an unindexed delta goes. */
