@@ -149,18 +149,19 @@ function withIdleDeadline(
     clearTimeout(timer);
     done();
   };
-  const fail = (controller: ReadableStreamDefaultController<Uint8Array>, error: unknown) => {
+  /** The body's controller (from `start`), which the timer fails too. */
+  let output: ReadableStreamDefaultController<Uint8Array>;
+  const fail = (error: unknown) => {
     finish();
     reader.cancel(error).catch(() => {});
-    controller.error(error);
+    output.error(error);
   };
-  let output: ReadableStreamDefaultController<Uint8Array>;
   const check = () => {
     timer = undefined;
     if (finished || waitingSince === undefined) return;
     const waited = Date.now() - waitingSince;
     if (waited < idleMs) timer = setTimeout(check, idleMs - waited);
-    else fail(output, onIdle());
+    else fail(onIdle());
   };
   const body = new ReadableStream<Uint8Array>(
     {
@@ -182,7 +183,7 @@ function withIdleDeadline(
           },
           (error: unknown) => {
             waitingSince = undefined;
-            if (!finished) fail(controller, error);
+            if (!finished) fail(error);
           },
         );
       },
